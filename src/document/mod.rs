@@ -1,0 +1,2 @@
+//! Text, syntax tree and positions of one document.
+pub mod grammar;

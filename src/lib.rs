@@ -1,0 +1,2 @@
+//! cwl-mcp-lsp: a language server and command line for the MCP hints of CWL documents.
+pub mod document;

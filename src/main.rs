@@ -1,0 +1,3 @@
+fn main() {
+    println!("cwl-mcp-lsp: under construction");
+}

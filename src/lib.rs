@@ -1,2 +1,3 @@
 //! cwl-mcp-lsp: a language server and command line for the MCP hints of CWL documents.
 pub mod document;
+pub mod settings;

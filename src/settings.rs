@@ -65,13 +65,24 @@ impl ProtocolVersion {
 }
 
 /// Effective settings for one document, after every layer of SPEC §1 was applied.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Settings {
     pub profile: Profile,
     /// `None` means the profile's default prefix.
     pub meta_prefix: Option<String>,
     pub protocol_version: ProtocolVersion,
     pub inlay_hints: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            profile: Profile::Extension,
+            meta_prefix: None,
+            protocol_version: ProtocolVersion::default(),
+            inlay_hints: true,
+        }
+    }
 }
 
 impl Settings {

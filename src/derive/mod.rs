@@ -1,0 +1,632 @@
+//! Derivation of the MCP Tool of one CWL process (SPEC §4), for both profiles, and its
+//! validation against the bundled MCP schemas.
+//!
+//! The engine works on plain data: the caller (the CWL view) locates a process and its
+//! `mcp:Tool` hint in a document already converted to JSON (YAML 1.2 core semantics), and
+//! passes them in a [`ProcessInput`]. [`derive_tool`] returns a [`Derivation`]: the Tool (when
+//! one could be built) and the [`Problem`]s found, each with a JSON path inside the process
+//! value and a `blocking` flag. A Tool is *exported* (what `derive` prints, what `tools-list`
+//! serves) only when no problem blocks it: [`Derivation::exported`].
+//!
+//! ```
+//! use cwl_mcp_lsp::derive::{derive_tool, DeriveOptions, ProcessInput};
+//! use cwl_mcp_lsp::settings::Profile;
+//! let process = serde_json::json!({
+//!     "class": "CommandLineTool", "id": "echo-region", "label": "Echo",
+//!     "inputs": {"region": "string"}, "outputs": {}
+//! });
+//! let namespaces = serde_json::Map::new();
+//! let input = ProcessInput {
+//!     process: &process, key: "echo-region", namespaces: &namespaces,
+//!     document_path: None, sandbox_root: None, file_stem: "echo", hint: None, document: None,
+//! };
+//! let d = derive_tool(&input, &DeriveOptions::for_profile(Profile::Extension));
+//! assert_eq!(d.exported().unwrap()["name"], "echo_region");
+//! ```
+//!
+//! Problem codes are those of SPEC §5 (`mcp-schema`, `name-invalid`, `doc-not-string`,
+//! `invalid-type`, `missing-field`, `unknown-field`, `annotations-class`) plus four engine
+//! codes that SPEC §5 does not list yet ([`codes`]): `unresolved-reference`, `recursive-type`,
+//! `type-too-complex` and `default-file-object`. The hint checks here (`invalid-type`,
+//! `missing-field`, `unknown-field`, `annotations-class`) overlap with the CWL view's hint
+//! validation: [`Problem::is_hint_check`] tells them apart so the caller can keep one copy.
+//!
+//! Local `$import` / `$include` targets are read only under `sandbox_root` (default: the
+//! document's folder), at most [`resolve::MAX_FILE_BYTES`] each, never through a symlink out of
+//! it; eoap/schemas `string_format.yaml` and `geojson.yaml` are bundled and resolved offline by
+//! their canonical URLs. `docs/derivation.md` states the rules of both profiles.
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use crate::settings::{Profile, ProtocolVersion};
+
+mod hint;
+mod inline;
+mod ogc;
+pub mod resolve;
+mod types;
+pub mod validate;
+
+pub use validate::{SchemaViolation, name_problem, validate_tool};
+
+use resolve::Loader;
+use types::{Abort, TypeEnv, params_of};
+
+/// Stable problem codes.
+pub mod codes {
+    pub const MCP_SCHEMA: &str = "mcp-schema";
+    pub const NAME_INVALID: &str = "name-invalid";
+    pub const DOC_NOT_STRING: &str = "doc-not-string";
+    pub const INVALID_TYPE: &str = "invalid-type";
+    pub const MISSING_FIELD: &str = "missing-field";
+    pub const UNKNOWN_FIELD: &str = "unknown-field";
+    pub const ANNOTATIONS_CLASS: &str = "annotations-class";
+    /// Engine code: a `$import`/`$include` target or a named type that cannot be resolved.
+    pub const UNRESOLVED_REFERENCE: &str = "unresolved-reference";
+    /// Engine code: a named type that contains itself (cwl2ogc raises `RecursionError`).
+    pub const RECURSIVE_TYPE: &str = "recursive-type";
+    /// Engine code: types nested deeper, or expanding larger, than the engine follows.
+    pub const TYPE_TOO_COMPLEX: &str = "type-too-complex";
+    /// Engine code: a `File`/`Directory` default whose file exists, which cwl2mcp 0.1.0
+    /// fails to serialize (`Object of type File is not JSON serializable`).
+    pub const DEFAULT_FILE_OBJECT: &str = "default-file-object";
+}
+
+/// One process to derive a Tool from.
+#[derive(Clone, Copy, Debug)]
+pub struct ProcessInput<'a> {
+    /// The process mapping as written (hints/requirements/inputs/outputs in list or map form).
+    pub process: &'a Value,
+    /// The cwl2mcp key: the process id after its last `#`, `<step path>/run` for an inline
+    /// process without id, or the file URI when there is no id.
+    pub key: &'a str,
+    /// The document root's `$namespaces`.
+    pub namespaces: &'a Map<String, Value>,
+    /// The document's path, for local `$import` / `$include` resolution.
+    pub document_path: Option<&'a Path>,
+    /// The folder under which local files may be read (default: the document's folder).
+    pub sandbox_root: Option<&'a Path>,
+    /// The file name without extension (the extension profile's name fallback).
+    pub file_stem: &'a str,
+    /// The recognised `mcp:Tool` hint (first match), located by the caller.
+    pub hint: Option<&'a Value>,
+    /// The whole document (its root value), for `$import: "#fragment"` targets inside it, as
+    /// packed `$graph` documents use. `None` = such targets are read from `document_path`.
+    pub document: Option<&'a Value>,
+}
+
+/// How to derive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeriveOptions {
+    pub profile: Profile,
+    pub meta_prefix: String,
+    pub protocol_version: ProtocolVersion,
+}
+
+impl DeriveOptions {
+    /// The profile's defaults: its meta prefix and the default protocol version.
+    pub fn for_profile(profile: Profile) -> DeriveOptions {
+        DeriveOptions {
+            profile,
+            meta_prefix: profile.default_meta_prefix().to_string(),
+            protocol_version: ProtocolVersion::default(),
+        }
+    }
+}
+
+/// One step of a JSON path inside the process value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PathSeg {
+    Key(String),
+    Index(usize),
+}
+
+/// Something wrong with the process, its hint or the derived Tool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub code: &'static str,
+    pub message: String,
+    /// Where inside the process value (empty = the process itself).
+    pub path: Vec<PathSeg>,
+    /// Whether it prevents exporting the Tool under the profile used.
+    pub blocking: bool,
+}
+
+impl Problem {
+    /// Whether this is one of the hint field checks the CWL view also makes.
+    pub fn is_hint_check(&self) -> bool {
+        matches!(
+            self.code,
+            codes::INVALID_TYPE
+                | codes::MISSING_FIELD
+                | codes::UNKNOWN_FIELD
+                | codes::ANNOTATIONS_CLASS
+        ) && self.path.first() == Some(&PathSeg::Key("hints".into()))
+    }
+}
+
+/// The result of [`derive_tool`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Derivation {
+    /// The Tool, whenever one could be built (also when a problem blocks its export, so that
+    /// editors can preview it). `None` only when no Tool value exists at all.
+    pub tool: Option<Value>,
+    pub problems: Vec<Problem>,
+}
+
+impl Derivation {
+    /// Whether a problem prevents exporting the Tool.
+    pub fn is_refused(&self) -> bool {
+        self.tool.is_none() || self.problems.iter().any(|p| p.blocking)
+    }
+
+    /// The Tool as the exporter would write it, or `None` when refused.
+    pub fn exported(&self) -> Option<&Value> {
+        if self.is_refused() {
+            None
+        } else {
+            self.tool.as_ref()
+        }
+    }
+}
+
+/// The extension profile's id normalization: the part after the last `#` or `/`, each
+/// character outside `[A-Za-z0-9_]` replaced by `_`.
+pub fn normalize_name(id_or_stem: &str) -> String {
+    types::local_name(id_or_stem)
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Derives the MCP Tool of one process and validates it (SPEC §4).
+pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
+    let mut problems = Vec::new();
+    let Some(process) = input.process.as_object() else {
+        problems.push(Problem {
+            code: codes::INVALID_TYPE,
+            message: "a process must be a mapping".into(),
+            path: Vec::new(),
+            blocking: true,
+        });
+        return Derivation {
+            tool: None,
+            problems,
+        };
+    };
+    let strict = opts.profile == Profile::Cwl2mcp;
+    let hint = input.hint.map(|h| {
+        let base = hint_path(input.process, h);
+        (
+            hint::read_hint(
+                h,
+                base.clone(),
+                opts.profile,
+                input.namespaces,
+                &mut problems,
+            ),
+            base,
+        )
+    });
+    let loader = Loader::new(input.document_path, input.sandbox_root);
+    let id = process
+        .get("id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    let scope = id.map(|_| input.key.to_string());
+    let env = TypeEnv::new(
+        &loader,
+        input.document,
+        input.namespaces,
+        input.process,
+        scope,
+        !strict,
+        &mut problems,
+        strict,
+    );
+    let inputs_v = section(&loader, input.process, "inputs", &mut problems, strict);
+    let outputs_v = section(&loader, input.process, "outputs", &mut problems, strict);
+    let inputs = params_of(&inputs_v, "inputs");
+    let outputs = params_of(&outputs_v, "outputs");
+    let label = text_field(&loader, process, "label", &mut problems, strict);
+    let doc_v = match process.get("doc") {
+        Some(Value::Object(m)) if m.contains_key("$include") => {
+            text_field(&loader, process, "doc", &mut problems, strict).map(Value::String)
+        }
+        other => other.cloned(),
+    };
+
+    let mut tool = Map::new();
+    let name_from_hint;
+    let schemas = if strict {
+        let h = hint.as_ref().map(|(h, _)| h);
+        name_from_hint = h.and_then(|h| h.name.clone());
+        let name = name_from_hint
+            .clone()
+            .unwrap_or_else(|| input.key.to_string());
+        if let Some(id) = id.filter(|id| id.contains("://")) {
+            // Reference case 49: cwl2mcp 0.1.0 cannot load a process whose id is a URI.
+            problems.push(Problem {
+                code: codes::NAME_INVALID,
+                message: format!("the process id `{id}` is a URI; cwl2mcp 0.1.0 fails to load such a document (give the process a plain id such as `main`)"),
+                path: vec![PathSeg::Key("id".into())],
+                blocking: true,
+            });
+        }
+        tool.insert("name".into(), json!(name));
+        if let Some(title) = h.and_then(|h| h.title.clone()).or(label) {
+            tool.insert("title".into(), json!(title));
+        }
+        match &doc_v {
+            Some(Value::String(s)) if !s.is_empty() => {
+                tool.insert("description".into(), json!(s));
+            }
+            Some(Value::Array(a)) if !a.is_empty() => problems.push(Problem {
+                code: codes::DOC_NOT_STRING,
+                message: "cwl2mcp 0.1.0 copies `doc` into the Tool description, which must be a string; a list of strings fails the export".into(),
+                path: vec![PathSeg::Key("doc".into())],
+                blocking: true,
+            }),
+            Some(v) if ogc::truthy(v) && !v.is_string() && !v.is_array() => problems.push(Problem {
+                code: codes::INVALID_TYPE,
+                message: format!("`doc` must be a string, not {}", hint::kind(v)),
+                path: vec![PathSeg::Key("doc".into())],
+                blocking: true,
+            }),
+            _ => {}
+        }
+        let doc_file = loader
+            .document_file_name()
+            .unwrap_or_else(|| format!("{}.cwl", input.file_stem));
+        check_file_defaults(&loader, &inputs, &mut problems);
+        let ins = ogc::parameters_schema(
+            &env,
+            &inputs,
+            input.key,
+            "inputs",
+            &doc_file,
+            id.is_some(),
+            &mut problems,
+        );
+        let outs = ogc::parameters_schema(
+            &env,
+            &outputs,
+            input.key,
+            "outputs",
+            &doc_file,
+            id.is_some(),
+            &mut problems,
+        );
+        match (ins, outs) {
+            (Ok(i), Ok(o)) => Ok((Some(i), Some(o))),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        }
+    } else {
+        let h = hint.as_ref().map(|(h, _)| h);
+        let id_name = normalize_name(id.unwrap_or(input.file_stem));
+        name_from_hint = h.and_then(|h| h.name.clone());
+        tool.insert(
+            "name".into(),
+            json!(name_from_hint.clone().unwrap_or_else(|| id_name.clone())),
+        );
+        let title = h.and_then(|h| h.title.clone()).or(label).unwrap_or(id_name);
+        tool.insert("title".into(), json!(title));
+        let description = match h.and_then(|h| h.description.clone()) {
+            Some(d) => Some(d),
+            None => compose_description(
+                doc_v.as_ref(),
+                h.and_then(|h| h.use_when.as_deref()),
+                h.and_then(|h| h.do_not_use_when.as_deref()),
+            ),
+        };
+        if let Some(d) = description {
+            tool.insert("description".into(), json!(d));
+        }
+        let ins = inline::parameters_schema(&env, &inputs, true, &mut problems);
+        let outs = if outputs.is_empty() {
+            Ok(Value::Null)
+        } else {
+            inline::parameters_schema(&env, &outputs, false, &mut problems)
+        };
+        match (ins, outs) {
+            (Ok(i), Ok(o)) => Ok((Some(i), (!o.is_null()).then_some(o))),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        }
+    };
+    let (input_schema, output_schema) = match schemas {
+        Ok(s) => s,
+        Err((abort, path)) => {
+            let (code, message) = match abort {
+                Abort::Recursive(name) => (
+                    codes::RECURSIVE_TYPE,
+                    if strict {
+                        format!(
+                            "the type `{name}` contains itself; cwl2mcp 0.1.0 fails on recursive types (RecursionError)"
+                        )
+                    } else {
+                        format!("the type `{name}` contains itself")
+                    },
+                ),
+                Abort::TooDeep => (
+                    codes::TYPE_TOO_COMPLEX,
+                    "types are nested too deeply to derive a schema".to_string(),
+                ),
+                Abort::TooLarge => (
+                    codes::TYPE_TOO_COMPLEX,
+                    "the expanded types are too large to derive a schema".to_string(),
+                ),
+            };
+            problems.push(Problem {
+                code,
+                message,
+                path,
+                blocking: true,
+            });
+            return Derivation {
+                tool: None,
+                problems,
+            };
+        }
+    };
+    if let Some(s) = input_schema {
+        tool.insert("inputSchema".into(), s);
+    }
+    if let Some(s) = output_schema {
+        tool.insert("outputSchema".into(), s);
+    }
+    if let Some((h, _)) = &hint {
+        if strict {
+            let mut a = Map::new();
+            if let Some(ann) = &h.annotations {
+                for k in [
+                    "readOnlyHint",
+                    "destructiveHint",
+                    "idempotentHint",
+                    "openWorldHint",
+                ] {
+                    if let Some(v) = ann.get(k) {
+                        a.insert(k.into(), v.clone());
+                    }
+                }
+            }
+            tool.insert("annotations".into(), Value::Object(a));
+        } else if let Some(ann) = h.annotations.as_ref().filter(|a| !a.is_empty()) {
+            tool.insert("annotations".into(), Value::Object(ann.clone()));
+        }
+    }
+    let mut meta = Map::new();
+    let prefix = &opts.meta_prefix;
+    if let Some((h, _)) = &hint {
+        if !h.aliases.is_empty() {
+            meta.insert(format!("{prefix}-aliases"), json!(h.aliases));
+        }
+        if strict {
+            if let Some(u) = h.use_when.as_ref().filter(|s| !s.is_empty()) {
+                meta.insert(format!("{prefix}-use-when"), json!(u));
+            }
+            if let Some(u) = h.do_not_use_when.as_ref().filter(|s| !s.is_empty()) {
+                meta.insert(format!("{prefix}-do-not-use-when"), json!(u));
+            }
+        }
+    }
+    if strict || !meta.is_empty() {
+        tool.insert("_meta".into(), Value::Object(meta));
+    }
+    let tool = Value::Object(tool);
+
+    for v in validate_tool(&tool, opts.protocol_version) {
+        let path = violation_path(
+            &v.instance_path,
+            process,
+            hint.as_ref().map(|(_, p)| p),
+            name_from_hint.is_some(),
+        );
+        problems.push(Problem {
+            code: v.code,
+            message: v.message,
+            path,
+            blocking: true,
+        });
+    }
+    Derivation {
+        tool: Some(tool),
+        problems,
+    }
+}
+
+/// `DOC\n\nUse when: USE\n\nDo not use when: DONT`, leaving out absent or empty parts.
+fn compose_description(
+    doc: Option<&Value>,
+    use_when: Option<&str>,
+    dont: Option<&str>,
+) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(d) = doc.and_then(inline::doc_text) {
+        parts.push(d);
+    }
+    if let Some(u) = use_when.map(str::trim_end).filter(|s| !s.is_empty()) {
+        parts.push(format!("Use when: {u}"));
+    }
+    if let Some(u) = dont.map(str::trim_end).filter(|s| !s.is_empty()) {
+        parts.push(format!("Do not use when: {u}"));
+    }
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// Where the hint sits inside the process (found by identity, else `hints`).
+fn hint_path(process: &Value, hint: &Value) -> Vec<PathSeg> {
+    let hints = PathSeg::Key("hints".into());
+    match process.get("hints") {
+        Some(Value::Array(items)) => {
+            if let Some(i) = items.iter().position(|h| std::ptr::eq(h, hint)) {
+                return vec![hints, PathSeg::Index(i)];
+            }
+        }
+        Some(Value::Object(m)) => {
+            if let Some((k, _)) = m.iter().find(|(_, h)| std::ptr::eq(*h, hint)) {
+                return vec![hints, PathSeg::Key(k.clone())];
+            }
+        }
+        _ => {}
+    }
+    vec![hints]
+}
+
+fn violation_path(
+    instance: &str,
+    process: &Map<String, Value>,
+    hint: Option<&Vec<PathSeg>>,
+    name_from_hint: bool,
+) -> Vec<PathSeg> {
+    let first = instance
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or("");
+    let in_hint = |keys: &[&str]| -> Vec<PathSeg> {
+        let mut p = hint.cloned().unwrap_or_default();
+        p.extend(keys.iter().map(|k| PathSeg::Key((*k).to_string())));
+        p
+    };
+    match first {
+        "name" if name_from_hint => in_hint(&["name"]),
+        "name" if process.contains_key("id") => vec![PathSeg::Key("id".into())],
+        "annotations" if hint.is_some() => in_hint(&["annotations"]),
+        "_meta" if hint.is_some() => in_hint(&[]),
+        "title" if process.contains_key("label") => vec![PathSeg::Key("label".into())],
+        "description" if process.contains_key("doc") => vec![PathSeg::Key("doc".into())],
+        "inputSchema" => vec![PathSeg::Key("inputs".into())],
+        "outputSchema" => vec![PathSeg::Key("outputs".into())],
+        _ => Vec::new(),
+    }
+}
+
+/// `inputs` / `outputs`, with a whole-section `$import` resolved.
+fn section(
+    loader: &Loader,
+    process: &Value,
+    key: &str,
+    problems: &mut Vec<Problem>,
+    strict: bool,
+) -> Value {
+    let mut out = Map::new();
+    if let Some(v) = process.get(key) {
+        let v = match v
+            .as_object()
+            .and_then(|m| m.get("$import"))
+            .and_then(Value::as_str)
+        {
+            Some(target) => {
+                let src = loader.locate(target, &loader.document_source());
+                match loader.load(&src) {
+                    Ok(loaded) => loaded,
+                    Err(e) => {
+                        problems.push(types::unresolved_problem(
+                            &e,
+                            vec![PathSeg::Key(key.into()), PathSeg::Key("$import".into())],
+                            strict,
+                        ));
+                        Value::Null
+                    }
+                }
+            }
+            None => v.clone(),
+        };
+        out.insert(key.into(), v);
+    }
+    Value::Object(out)
+}
+
+/// A string field (`label`, `doc`), with `{$include: file}` read from the sandbox.
+fn text_field(
+    loader: &Loader,
+    process: &Map<String, Value>,
+    key: &str,
+    problems: &mut Vec<Problem>,
+    strict: bool,
+) -> Option<String> {
+    match process.get(key)? {
+        Value::String(s) => Some(s.clone()).filter(|s| !s.is_empty()),
+        Value::Object(m) if m.get("$include").is_some_and(Value::is_string) => {
+            let target = m.get("$include").and_then(Value::as_str).unwrap_or("");
+            let src = loader.locate(target, &loader.document_source());
+            match loader.include(&src) {
+                Ok(text) => Some(text).filter(|s| !s.is_empty()),
+                Err(e) => {
+                    problems.push(types::unresolved_problem(
+                        &e,
+                        vec![PathSeg::Key(key.into()), PathSeg::Key("$include".into())],
+                        strict,
+                    ));
+                    None
+                }
+            }
+        }
+        Value::Null => None,
+        other if key == "label" => {
+            problems.push(Problem {
+                code: codes::INVALID_TYPE,
+                message: format!("`label` must be a string, not {}", hint::kind(other)),
+                path: vec![PathSeg::Key(key.into())],
+                blocking: strict,
+            });
+            None
+        }
+        _ => None,
+    }
+}
+
+/// cwl2mcp 0.1.0 turns a `File`/`Directory` default whose file exists into an object it
+/// cannot serialize. Only files inside the sandbox are checked.
+fn check_file_defaults(loader: &Loader, inputs: &[types::Param], problems: &mut Vec<Problem>) {
+    for p in inputs {
+        let Some(d) = p.default else { continue };
+        let candidates: Vec<&Value> = match d {
+            Value::Array(items) => items.iter().collect(),
+            other => vec![other],
+        };
+        for c in candidates {
+            let Some(m) = c.as_object() else { continue };
+            if !matches!(
+                m.get("class").and_then(Value::as_str),
+                Some("File" | "Directory")
+            ) {
+                continue;
+            }
+            let Some(loc) = m
+                .get("location")
+                .or_else(|| m.get("path"))
+                .and_then(Value::as_str)
+            else {
+                continue;
+            };
+            let local = loc.strip_prefix("file://").unwrap_or(loc);
+            if local.contains("://") {
+                continue;
+            }
+            let src = loader.locate(local, &loader.document_source());
+            if let resolve::Source::File(path) = &src
+                && loader.exists_in_sandbox(path)
+            {
+                let mut path = p.path.clone();
+                path.push(PathSeg::Key("default".into()));
+                problems.push(Problem {
+                    code: codes::DEFAULT_FILE_OBJECT,
+                    message: format!("the default `{loc}` names an existing file; cwl2mcp 0.1.0 then fails with `Object of type File is not JSON serializable`"),
+                    path,
+                    blocking: true,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,499 @@
+//! The CWL type layer shared by both renderers: Salad's type DSL (`T[]`, `T?`), union
+//! flattening, `SchemaDefRequirement` definitions (with `$import`) and named-type lookup.
+use serde_json::{Map, Value};
+
+use super::resolve::{Loader, Source, Unresolved};
+use super::{PathSeg, Problem};
+
+/// Deepest nesting of types followed before giving up.
+pub const MAX_DEPTH: usize = 64;
+/// Most schema nodes one parameter list may produce (named types expand inline, so a DAG of
+/// names can blow up exponentially).
+pub const MAX_NODES: usize = 200_000;
+
+/// A named type from a `SchemaDefRequirement`.
+#[derive(Debug)]
+pub struct TypeDef {
+    pub source: Source,
+    /// The fragment of its name (`Node`, `types/Node`), without a leading `#`.
+    pub fragment: String,
+    /// The mapping that defines it.
+    pub value: Value,
+}
+
+impl TypeDef {
+    /// The Salad full name, `<source uri>#<fragment>`.
+    pub fn full_name(&self) -> String {
+        format!("{}#{}", self.source.uri(), self.fragment)
+    }
+
+    /// The name's last segment (after the last `/` or `#`).
+    pub fn local(&self) -> &str {
+        local_name(&self.fragment)
+    }
+}
+
+/// The text after the last `/` or `#`.
+pub fn local_name(s: &str) -> &str {
+    let cut = s.rfind(['/', '#']).map(|i| i + 1).unwrap_or(0);
+    &s[cut..]
+}
+
+/// Why rendering a type was abandoned.
+#[derive(Debug, Clone)]
+pub enum Abort {
+    /// A named type contains itself (cwl2ogc raises `RecursionError`).
+    Recursive(String),
+    /// Nesting deeper than [`MAX_DEPTH`].
+    TooDeep,
+    /// More than [`MAX_NODES`] schema nodes.
+    TooLarge,
+}
+
+/// Named types and reference resolution for one process.
+pub struct TypeEnv<'a> {
+    pub loader: &'a Loader,
+    /// The whole document, for same-document `$import: "#fragment"` targets.
+    pub document: Option<&'a Value>,
+    pub namespaces: &'a Map<String, Value>,
+    pub defs: Vec<TypeDef>,
+    /// The process fragment (`main`), used to match scoped names such as `main/Foo`.
+    pub scope: Option<String>,
+}
+
+impl<'a> TypeEnv<'a> {
+    /// Collects the `SchemaDefRequirement` types of `process` (`requirements` only, or also
+    /// `hints` when `with_hints`). Unresolved `$import`s become problems.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        loader: &'a Loader,
+        document: Option<&'a Value>,
+        namespaces: &'a Map<String, Value>,
+        process: &Value,
+        scope: Option<String>,
+        with_hints: bool,
+        problems: &mut Vec<Problem>,
+        blocking_unresolved: bool,
+    ) -> TypeEnv<'a> {
+        let mut env = TypeEnv {
+            loader,
+            document,
+            namespaces,
+            defs: Vec::new(),
+            scope,
+        };
+        let doc = loader.document_source();
+        let mut sections = vec!["requirements"];
+        if with_hints {
+            sections.push("hints");
+        }
+        for section in sections {
+            for (path, req) in entries_of_class(process, section, "SchemaDefRequirement") {
+                let Some(types) = req.get("types") else {
+                    continue;
+                };
+                let mut p = path.clone();
+                p.push(PathSeg::Key("types".into()));
+                env.collect(types, &doc, p, 0, problems, blocking_unresolved);
+            }
+        }
+        env
+    }
+
+    fn collect(
+        &mut self,
+        types: &Value,
+        from: &Source,
+        path: Vec<PathSeg>,
+        depth: usize,
+        problems: &mut Vec<Problem>,
+        blocking: bool,
+    ) {
+        if depth > 8 {
+            return;
+        }
+        match types {
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let mut p = path.clone();
+                    p.push(PathSeg::Index(i));
+                    self.collect(item, from, p, depth + 1, problems, blocking);
+                }
+            }
+            Value::Object(m) => {
+                if let Some(Value::String(target)) = m.get("$import") {
+                    match self.load_target(target, from) {
+                        Ok((v, src)) => self.collect(&v, &src, path, depth + 1, problems, blocking),
+                        Err(e) => {
+                            let mut p = path;
+                            p.push(PathSeg::Key("$import".into()));
+                            problems.push(unresolved_problem(&e, p, blocking));
+                        }
+                    }
+                    return;
+                }
+                if let Some(Value::String(name)) = m.get("name") {
+                    let (source, fragment) = self.parse_ref(name, from);
+                    self.defs.push(TypeDef {
+                        source,
+                        fragment,
+                        value: types.clone(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Splits a reference into the source it names and its fragment, as Salad would expand it.
+    pub fn parse_ref(&self, reference: &str, from: &Source) -> (Source, String) {
+        let expanded;
+        let mut r = reference;
+        if !r.contains("://")
+            && let Some((prefix, rest)) = r.split_once(':')
+            && let Some(Value::String(ns)) = self.namespaces.get(prefix)
+        {
+            expanded = format!("{ns}{rest}");
+            r = &expanded;
+        }
+        if let Some(frag) = r.strip_prefix('#') {
+            return (from.clone(), frag.to_string());
+        }
+        match r.split_once('#') {
+            Some((base, frag)) => (self.loader.locate(base, from), frag.to_string()),
+            None if r.contains("://") => (self.loader.locate(r, from), String::new()),
+            None => (from.clone(), r.to_string()),
+        }
+    }
+
+    /// Finds the definition a type name refers to.
+    pub fn lookup(&self, reference: &str, from: &Source) -> Option<usize> {
+        let (source, fragment) = self.parse_ref(reference, from);
+        let same: Vec<usize> = (0..self.defs.len())
+            .filter(|&i| self.defs[i].source == source)
+            .collect();
+        if let Some(&i) = same.iter().find(|&&i| self.defs[i].fragment == fragment) {
+            return Some(i);
+        }
+        let unscoped = self.unscope(&fragment);
+        if let Some(&i) = same
+            .iter()
+            .find(|&&i| self.unscope(&self.defs[i].fragment) == unscoped)
+        {
+            return Some(i);
+        }
+        same.into_iter()
+            .find(|&i| self.defs[i].local() == local_name(&fragment) && !fragment.is_empty())
+    }
+
+    fn unscope<'s>(&self, fragment: &'s str) -> &'s str {
+        match &self.scope {
+            Some(scope) => fragment
+                .strip_prefix(scope.as_str())
+                .and_then(|r| r.strip_prefix('/'))
+                .unwrap_or(fragment),
+            None => fragment,
+        }
+    }
+
+    /// Replaces a `{$import: ...}` type by the document it names.
+    pub fn deref_import(
+        &self,
+        value: &Value,
+        from: &Source,
+    ) -> Option<Result<(Value, Source), Unresolved>> {
+        let target = value.as_object()?.get("$import")?.as_str()?;
+        Some(self.load_target(target, from))
+    }
+
+    /// Loads an `$import` target: a file or URL, optionally with a `#fragment` naming a node
+    /// (by `id` or `name`) inside it; `#fragment` alone names a node of this document.
+    pub fn load_target(&self, target: &str, from: &Source) -> Result<(Value, Source), Unresolved> {
+        let (base, frag) = match target.split_once('#') {
+            Some((b, f)) => (b, f),
+            None => (target, ""),
+        };
+        let src = if base.is_empty() {
+            from.clone()
+        } else {
+            self.loader.locate(base, from)
+        };
+        let in_memory = match self.document {
+            Some(doc) if src == self.loader.document_source() => Some(doc),
+            _ => None,
+        };
+        let loaded;
+        let whole = match in_memory {
+            Some(doc) => doc,
+            None => {
+                loaded = self.loader.load(&src)?;
+                &loaded
+            }
+        };
+        if frag.is_empty() {
+            return Ok((whole.clone(), src));
+        }
+        find_by_id(whole, frag, 0)
+            .map(|v| (v.clone(), src))
+            .ok_or_else(|| {
+                Unresolved::Unreadable(target.to_string(), "no node with that id".into())
+            })
+    }
+}
+
+/// The first mapping whose `id` or `name` is `fragment` (with or without a leading `#` or a
+/// base before it).
+pub fn find_by_id<'v>(value: &'v Value, fragment: &str, depth: usize) -> Option<&'v Value> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match value {
+        Value::Object(m) => {
+            for key in ["id", "name"] {
+                if let Some(Value::String(s)) = m.get(key) {
+                    let f = s.rsplit_once('#').map(|(_, f)| f).unwrap_or(s);
+                    if f == fragment {
+                        return Some(value);
+                    }
+                }
+            }
+            m.values().find_map(|v| find_by_id(v, fragment, depth + 1))
+        }
+        Value::Array(items) => items
+            .iter()
+            .find_map(|v| find_by_id(v, fragment, depth + 1)),
+        _ => None,
+    }
+}
+
+/// Applies Salad's type DSL to a `type` value: `T[]` → array, `T?` → `["null", T]`; a list is
+/// flattened one level and de-duplicated, as schema-salad does.
+pub fn normalize_type(value: &Value) -> Value {
+    match value {
+        Value::String(s) => type_dsl(s),
+        Value::Array(items) => {
+            let mut out: Vec<Value> = Vec::new();
+            for item in items {
+                let item = match item {
+                    Value::String(s) => type_dsl(s),
+                    other => other.clone(),
+                };
+                match item {
+                    Value::Array(inner) => {
+                        for v in inner {
+                            if !out.contains(&v) {
+                                out.push(v);
+                            }
+                        }
+                    }
+                    v => {
+                        if !out.contains(&v) {
+                            out.push(v);
+                        }
+                    }
+                }
+            }
+            Value::Array(out)
+        }
+        other => other.clone(),
+    }
+}
+
+/// `^([^[?]+)(\[\])?(\?)?$`
+fn type_dsl(s: &str) -> Value {
+    let (rest, optional) = match s.strip_suffix('?') {
+        Some(r) => (r, true),
+        None => (s, false),
+    };
+    let (base, array) = match rest.strip_suffix("[]") {
+        Some(b) => (b, true),
+        None => (rest, false),
+    };
+    if base.is_empty() || base.contains(['[', '?']) {
+        return Value::String(s.to_string());
+    }
+    let mut t = Value::String(base.to_string());
+    if array {
+        let mut m = Map::new();
+        m.insert("type".into(), Value::String("array".into()));
+        m.insert("items".into(), t);
+        t = Value::Object(m);
+    }
+    if optional {
+        t = Value::Array(vec![Value::String("null".into()), t]);
+    }
+    t
+}
+
+/// Whether a normalized type admits `null` (a list containing `"null"`).
+pub fn is_nullable(normalized: &Value) -> bool {
+    normalized
+        .as_array()
+        .is_some_and(|a| a.iter().any(|v| v == "null"))
+}
+
+/// Entries of `process[section]` (list or map form) whose class is `class`, with their paths.
+pub fn entries_of_class<'v>(
+    process: &'v Value,
+    section: &str,
+    class: &str,
+) -> Vec<(Vec<PathSeg>, &'v Value)> {
+    let mut out = Vec::new();
+    match process.get(section) {
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                if item.get("class").and_then(Value::as_str) == Some(class) {
+                    out.push((vec![PathSeg::Key(section.into()), PathSeg::Index(i)], item));
+                }
+            }
+        }
+        Some(Value::Object(m)) => {
+            if let Some(item) = m.get(class) {
+                out.push((
+                    vec![PathSeg::Key(section.into()), PathSeg::Key(class.into())],
+                    item,
+                ));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// One CWL parameter (input or output), in either list or map form.
+pub struct Param<'v> {
+    /// The id as written (map key, or the `id` field).
+    pub id: String,
+    /// The type as written (`None` when absent).
+    pub ty: Option<&'v Value>,
+    pub label: Option<&'v Value>,
+    pub doc: Option<&'v Value>,
+    pub default: Option<&'v Value>,
+    pub path: Vec<PathSeg>,
+}
+
+/// The parameters of `process[section]` in declaration order.
+pub fn params_of<'v>(process: &'v Value, section: &str) -> Vec<Param<'v>> {
+    let mut out = Vec::new();
+    let base = vec![PathSeg::Key(section.into())];
+    match process.get(section) {
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                let mut path = base.clone();
+                path.push(PathSeg::Index(i));
+                let Some(m) = item.as_object() else { continue };
+                let id = match m.get("id") {
+                    Some(Value::String(s)) => s.clone(),
+                    _ => continue,
+                };
+                out.push(param_from_map(id, m, path));
+            }
+        }
+        Some(Value::Object(m)) => {
+            for (key, value) in m {
+                let mut path = base.clone();
+                path.push(PathSeg::Key(key.clone()));
+                match value {
+                    Value::Object(pm) => out.push(param_from_map(key.clone(), pm, path)),
+                    other => out.push(Param {
+                        id: key.clone(),
+                        ty: Some(other),
+                        label: None,
+                        doc: None,
+                        default: None,
+                        path,
+                    }),
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn param_from_map<'v>(id: String, m: &'v Map<String, Value>, path: Vec<PathSeg>) -> Param<'v> {
+    Param {
+        id,
+        ty: m.get("type"),
+        label: m.get("label").filter(|v| !v.is_null()),
+        doc: m.get("doc").filter(|v| !v.is_null()),
+        default: m.get("default").filter(|v| !v.is_null()),
+        path,
+    }
+}
+
+/// Record fields in declaration order: `(name, type, label, doc)`.
+pub fn fields_of(
+    record: &Map<String, Value>,
+) -> Vec<(String, Value, Option<&Value>, Option<&Value>)> {
+    let mut out = Vec::new();
+    match record.get("fields") {
+        Some(Value::Array(items)) => {
+            for item in items {
+                let Some(m) = item.as_object() else { continue };
+                let Some(name) = m.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                out.push((
+                    name.to_string(),
+                    m.get("type").cloned().unwrap_or(Value::Null),
+                    m.get("label").filter(|v| !v.is_null()),
+                    m.get("doc").filter(|v| !v.is_null()),
+                ));
+            }
+        }
+        Some(Value::Object(fields)) => {
+            for (name, v) in fields {
+                match v {
+                    Value::Object(m) if m.contains_key("type") => out.push((
+                        name.clone(),
+                        m.get("type").cloned().unwrap_or(Value::Null),
+                        m.get("label").filter(|v| !v.is_null()),
+                        m.get("doc").filter(|v| !v.is_null()),
+                    )),
+                    other => out.push((name.clone(), other.clone(), None, None)),
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The problem reported for an unresolved `$import` / `$include`.
+pub fn unresolved_problem(e: &Unresolved, path: Vec<PathSeg>, blocking: bool) -> Problem {
+    Problem {
+        code: super::codes::UNRESOLVED_REFERENCE,
+        message: format!("unresolved reference: {e}"),
+        path,
+        blocking,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn type_dsl_follows_salad() {
+        assert_eq!(normalize_type(&json!("string")), json!("string"));
+        assert_eq!(normalize_type(&json!("int?")), json!(["null", "int"]));
+        assert_eq!(
+            normalize_type(&json!("File[]?")),
+            json!(["null", {"type": "array", "items": "File"}])
+        );
+        assert_eq!(normalize_type(&json!("File?[]")), json!("File?[]"));
+        assert_eq!(
+            normalize_type(&json!(["File?", "null", "string"])),
+            json!(["null", "File", "string"])
+        );
+    }
+
+    #[test]
+    fn local_name_cuts_at_slash_or_hash() {
+        assert_eq!(local_name("a/b#c"), "c");
+        assert_eq!(local_name("types/Node"), "Node");
+        assert_eq!(local_name("plain"), "plain");
+    }
+}

@@ -1,0 +1,544 @@
+//! The derivation engine against what cwl2mcp 0.1.0 really outputs (the recorded oracle runs
+//! copied under `tests/fixtures/derive/`), the extension's own fixture, and (when
+//! `../shared` is present) the recorded whole-corpus export.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use cwl_mcp_lsp::derive::{Derivation, DeriveOptions, ProcessInput, derive_tool};
+use cwl_mcp_lsp::settings::{Profile, ProtocolVersion};
+use serde_json::{Map, Value};
+
+const EXTENSION_NS: &str = "https://eoap.github.io/cwl-mcp-extension#";
+const PROCESS_CLASSES: &[&str] = &["CommandLineTool", "Workflow", "ExpressionTool", "Operation"];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/derive")
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn read_yaml(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    serde_norway::from_str::<Value>(&text).map_err(|e| e.to_string())
+}
+
+// ---- test-only stand-in for the CWL view: process enumeration and hint lookup ----
+
+/// The first `mcp:Tool` hint of a process (list or map form; `P:Tool` with `P` bound to the
+/// extension namespace, or the full URI).
+fn find_hint<'v>(process: &'v Value, namespaces: &Map<String, Value>) -> Option<&'v Value> {
+    let is_tool = |class: &str| -> bool {
+        if class == format!("{EXTENSION_NS}Tool") {
+            return true;
+        }
+        match class.split_once(':') {
+            Some((p, local)) => {
+                local == "Tool" && namespaces.get(p).and_then(Value::as_str) == Some(EXTENSION_NS)
+            }
+            None => false,
+        }
+    };
+    match process.get("hints")? {
+        Value::Array(items) => items
+            .iter()
+            .find(|h| h.get("class").and_then(Value::as_str).is_some_and(is_tool)),
+        Value::Object(m) => m.iter().find(|(k, _)| is_tool(k)).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+/// The cwl2mcp key of a process: its id after the last `#`, or the file URI without an id.
+fn key_of(process: &Value, path: &Path) -> String {
+    match process.get("id").and_then(Value::as_str) {
+        Some(id) => id.rsplit('#').next().unwrap_or(id).to_string(),
+        None => format!("file://{}", path.display()),
+    }
+}
+
+struct Doc {
+    root: Value,
+    path: PathBuf,
+}
+
+impl Doc {
+    fn load(path: &Path) -> Doc {
+        Doc {
+            root: read_yaml(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+            path: path.to_path_buf(),
+        }
+    }
+
+    fn namespaces(&self) -> Map<String, Value> {
+        self.root
+            .get("$namespaces")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Processes as (key, value): the root, or every `$graph` entry.
+    fn processes(&self) -> Vec<(String, &Value)> {
+        let list: Vec<&Value> = match self.root.get("$graph") {
+            Some(Value::Array(items)) => items.iter().collect(),
+            _ => vec![&self.root],
+        };
+        list.into_iter()
+            .filter(|p| {
+                p.get("class")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| PROCESS_CLASSES.contains(&c))
+            })
+            .map(|p| (key_of(p, &self.path), p))
+            .collect()
+    }
+
+    fn derive(
+        &self,
+        process: &Value,
+        key: &str,
+        opts: &DeriveOptions,
+        sandbox: Option<&Path>,
+    ) -> Derivation {
+        let namespaces = self.namespaces();
+        let stem = self.path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let input = ProcessInput {
+            process,
+            key,
+            namespaces: &namespaces,
+            document_path: Some(&self.path),
+            sandbox_root: sandbox,
+            file_stem: stem,
+            hint: find_hint(process, &namespaces),
+            document: Some(&self.root),
+        };
+        derive_tool(&input, opts)
+    }
+}
+
+fn cwl2mcp() -> DeriveOptions {
+    DeriveOptions::for_profile(Profile::Cwl2mcp)
+}
+
+/// A readable first difference between two JSON values.
+fn first_difference(path: &str, got: &Value, want: &Value) -> Option<String> {
+    match (got, want) {
+        (Value::Object(a), Value::Object(b)) => {
+            for k in a.keys().chain(b.keys()) {
+                match (a.get(k), b.get(k)) {
+                    (Some(x), Some(y)) => {
+                        if let Some(d) = first_difference(&format!("{path}/{k}"), x, y) {
+                            return Some(d);
+                        }
+                    }
+                    (x, y) => return Some(format!("{path}/{k}: got {x:?}, want {y:?}")),
+                }
+            }
+            None
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (x, y))| first_difference(&format!("{path}/{i}"), x, y)),
+        _ if got == want => None,
+        _ => Some(format!("{path}: got {got}, want {want}")),
+    }
+}
+
+// ---- the 54 oracle cases ----
+
+#[test]
+fn every_oracle_case_matches_cwl2mcp() {
+    let dir = fixtures().join("oracle-runs/cases");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cwl"))
+        .collect();
+    cases.sort();
+    assert_eq!(cases.len(), 54, "the 54 recorded cases are present");
+    let (mut accepted, mut rejected) = (0, 0);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let doc = Doc::load(case);
+        let processes = doc.processes();
+        assert_eq!(processes.len(), 1, "{}", case.display());
+        let (key, process) = &processes[0];
+        let d = doc.derive(process, key, &cwl2mcp(), None);
+        let expected = case.with_extension("expected.json");
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        if expected.exists() {
+            accepted += 1;
+            let want = read_json(&expected);
+            assert_eq!(
+                want.as_object().map(|m| m.len()),
+                Some(1),
+                "{name}: one tool recorded"
+            );
+            let Some(want_tool) = want.get(key) else {
+                failures.push(format!("{name}: key `{key}` not in the recorded export"));
+                continue;
+            };
+            match d.exported() {
+                Some(tool) => {
+                    if let Some(diff) = first_difference("", tool, want_tool) {
+                        failures.push(format!("{name}: {diff}"));
+                    }
+                }
+                None => failures.push(format!("{name}: refused: {:?}", d.problems)),
+            }
+        } else {
+            rejected += 1;
+            assert!(
+                case.with_extension("error.txt").exists(),
+                "{name}: no recorded outcome"
+            );
+            if let Some(tool) = d.exported() {
+                failures.push(format!(
+                    "{name}: cwl2mcp rejects it, but a Tool was exported: {tool}"
+                ));
+            }
+        }
+    }
+    assert_eq!((accepted, rejected), (21, 33));
+    assert!(
+        failures.is_empty(),
+        "{} of 54 cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn oracle_tools_are_valid_in_every_protocol_version() {
+    let dir = fixtures().join("oracle-runs/cases");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let case = entry.unwrap().path();
+        if !case.to_string_lossy().ends_with(".cwl")
+            || !case.with_extension("expected.json").exists()
+        {
+            continue;
+        }
+        let doc = Doc::load(&case);
+        let (key, process) = doc.processes().remove(0);
+        for version in ProtocolVersion::ALL {
+            let opts = DeriveOptions {
+                protocol_version: version,
+                ..cwl2mcp()
+            };
+            let d = doc.derive(process, &key, &opts, None);
+            assert!(
+                d.exported().is_some(),
+                "{} {}: {:?}",
+                case.display(),
+                version.as_str(),
+                d.problems
+            );
+        }
+    }
+}
+
+#[test]
+fn rejected_cases_name_the_reason() {
+    // A few rejections whose cause the engine owns: the name rules and a list `doc`.
+    let dir = fixtures().join("oracle-runs/cases");
+    for (case, code) in [
+        ("23-name-spaces.cwl", "name-invalid"),
+        ("24-name-129.cwl", "name-invalid"),
+        ("29-name-uri.cwl", "name-invalid"),
+        ("30-name-unicode.cwl", "name-invalid"),
+        ("37-doc-list.cwl", "doc-not-string"),
+        ("39-no-id-no-hint.cwl", "name-invalid"),
+        ("46-name-with-colon.cwl", "name-invalid"),
+        ("47-name-with-hash.cwl", "name-invalid"),
+        ("07-missing-name.cwl", "missing-field"),
+        ("13-description-field.cwl", "unknown-field"),
+        ("17-ann-class-mcp-ToolAnnotations.cwl", "annotations-class"),
+        ("21-ann-string-bool.cwl", "invalid-type"),
+        ("33-title-int.cwl", "invalid-type"),
+        ("54-aliases-int-item.cwl", "invalid-type"),
+    ] {
+        let doc = Doc::load(&dir.join(case));
+        let (key, process) = doc.processes().remove(0);
+        let d = doc.derive(process, &key, &cwl2mcp(), None);
+        assert!(
+            d.problems.iter().any(|p| p.code == code && p.blocking),
+            "{case}: expected a blocking {code}, got {:?}",
+            d.problems
+        );
+    }
+}
+
+// ---- the EOAP example (bundled eoap/schemas, local imports, --meta-prefix) ----
+
+fn eoap(file: &str, opts: &DeriveOptions) -> Value {
+    let path = fixtures().join("oracle-runs/eoap").join(file);
+    let doc = Doc::load(&path);
+    let (key, process) = doc.processes().remove(0);
+    assert_eq!(key, "main");
+    let d = doc.derive(process, &key, opts, Some(&fixtures()));
+    d.exported()
+        .unwrap_or_else(|| panic!("{file}: refused: {:?}", d.problems))
+        .clone()
+}
+
+fn assert_same(file: &str, got: &Value, want: &Value) {
+    if let Some(diff) = first_difference("", got, want) {
+        panic!("{file}: {diff}");
+    }
+}
+
+#[test]
+fn eoap_example_with_default_prefix() {
+    let dir = fixtures().join("oracle-runs/eoap");
+    let got = eoap("eoap.cwl", &cwl2mcp());
+    assert_same(
+        "eoap.cwl",
+        &got,
+        &read_json(&dir.join("eoap.main.default-prefix.json")),
+    );
+    assert_same(
+        "eoap.cwl",
+        &got,
+        &read_json(&dir.join("eoap.document.default-prefix.json"))["main"],
+    );
+}
+
+#[test]
+fn eoap_example_with_meta_prefix() {
+    let dir = fixtures().join("oracle-runs/eoap");
+    let opts = DeriveOptions {
+        meta_prefix: "org.example/mcp".into(),
+        ..cwl2mcp()
+    };
+    let got = eoap("eoap.cwl", &opts);
+    assert_same(
+        "eoap.cwl",
+        &got,
+        &read_json(&dir.join("eoap.main.meta-prefix-org.example_mcp.json")),
+    );
+}
+
+#[test]
+fn eoap_commandlinetool_variant() {
+    let dir = fixtures().join("oracle-runs/eoap");
+    let got = eoap("eoap-commandlinetool.cwl", &cwl2mcp());
+    assert_same(
+        "eoap-commandlinetool.cwl",
+        &got,
+        &read_json(&dir.join("eoap-commandlinetool.main.default-prefix.json")),
+    );
+}
+
+#[test]
+fn eoap_local_imports_are_not_flattened() {
+    let dir = fixtures().join("oracle-runs/eoap");
+    let got = eoap("eoap-local-imports.cwl", &cwl2mcp());
+    assert_same(
+        "eoap-local-imports.cwl",
+        &got,
+        &read_json(&dir.join("eoap-local-imports.main.default-prefix.json")),
+    );
+}
+
+#[test]
+fn eoap_local_imports_outside_the_sandbox_are_refused() {
+    // Without a sandbox the document's own folder is the limit, and `../../` leaves it.
+    let path = fixtures().join("oracle-runs/eoap/eoap-local-imports.cwl");
+    let doc = Doc::load(&path);
+    let (key, process) = doc.processes().remove(0);
+    let d = doc.derive(process, &key, &cwl2mcp(), None);
+    assert!(d.exported().is_none());
+    assert!(
+        d.problems
+            .iter()
+            .any(|p| p.code == "unresolved-reference" && p.blocking),
+        "{:?}",
+        d.problems
+    );
+}
+
+// ---- the extension's own fixture ----
+
+#[test]
+fn minimal_tool_under_the_extension_profile() {
+    let dir = fixtures().join("cwl2mcp/tests/fixtures");
+    let doc = Doc::load(&dir.join("minimal-tool.cwl"));
+    let (key, process) = doc.processes().remove(0);
+    for version in ProtocolVersion::ALL {
+        let opts = DeriveOptions {
+            protocol_version: version,
+            ..DeriveOptions::for_profile(Profile::Extension)
+        };
+        let d = doc.derive(process, &key, &opts, None);
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        let got = d.exported().expect("exported");
+        assert_same(
+            "minimal-tool.cwl",
+            got,
+            &read_json(&dir.join("minimal-tool.mcp.json")),
+        );
+    }
+    // The same fixture fails cwl2mcp 0.1.0 (missing name, aliases, useWhen, doNotUseWhen).
+    let d = doc.derive(process, &key, &cwl2mcp(), None);
+    assert!(d.exported().is_none());
+    let missing = d
+        .problems
+        .iter()
+        .filter(|p| p.code == "missing-field")
+        .count();
+    assert_eq!(missing, 4, "{:?}", d.problems);
+}
+
+#[test]
+fn recursive_types_are_refused_under_cwl2mcp_and_use_refs_under_extension() {
+    let dir = fixtures().join("cwl2mcp/tests/fixtures");
+    let doc = Doc::load(&dir.join("types.cwl"));
+    let (key, process) = doc.processes().remove(0);
+    let d = doc.derive(process, &key, &cwl2mcp(), None);
+    assert!(d.exported().is_none());
+    assert!(
+        d.problems
+            .iter()
+            .any(|p| p.code == "recursive-type" && p.blocking),
+        "{:?}",
+        d.problems
+    );
+
+    let d = doc.derive(
+        process,
+        &key,
+        &DeriveOptions::for_profile(Profile::Extension),
+        None,
+    );
+    let tool = d.exported().unwrap_or_else(|| panic!("{:?}", d.problems));
+    let schema = &tool["inputSchema"];
+    assert_eq!(schema["properties"]["tree"]["$ref"], "#/$defs/Node");
+    let node = &schema["$defs"]["Node"];
+    assert_eq!(
+        node["properties"]["children"]["items"]["$ref"],
+        "#/$defs/Node"
+    );
+    assert_eq!(node["additionalProperties"], false);
+}
+
+// ---- second tier: the recorded export of the real corpus ----
+
+/// Documents that are compared although they have several processes are `$graph` documents;
+/// documents whose steps `run:` other files or carry inline processes are left out (their
+/// keys and extra processes belong to the CWL view).
+fn has_run(v: &Value, depth: usize) -> bool {
+    if depth > 64 {
+        return true;
+    }
+    match v {
+        Value::Object(m) => {
+            if let Some(run) = m.get("run")
+                && !run.as_str().is_some_and(|s| s.starts_with('#'))
+            {
+                return true;
+            }
+            m.values().any(|x| has_run(x, depth + 1))
+        }
+        Value::Array(a) => a.iter().any(|x| has_run(x, depth + 1)),
+        _ => false,
+    }
+}
+
+/// Known, justified differences (path relative to `corpus/real/`, reason).
+const CORPUS_EXCLUSIONS: &[(&str, &str)] = &[];
+
+#[test]
+fn corpus_exports_match_where_comparable() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let runs = shared.join("reference/cwl2mcp-0.1.0-corpus-runs");
+    let corpus = shared.join("corpus/real");
+    if !runs.join("runs.tsv").exists() || !corpus.exists() {
+        println!(
+            "SKIPPED: {} is absent; the corpus comparison needs ../shared",
+            shared.display()
+        );
+        return;
+    }
+    let tsv = std::fs::read_to_string(runs.join("runs.tsv")).unwrap();
+    let exclusions: BTreeMap<&str, &str> = CORPUS_EXCLUSIONS.iter().copied().collect();
+    let (mut matched, mut skipped, mut excluded) = (0, 0, 0);
+    let mut mismatches = Vec::new();
+    let mut refused_ok = Vec::new();
+    for line in tsv.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.get(1) != Some(&"ok") {
+            continue;
+        }
+        let rel = cols[0];
+        let path = corpus.join(rel);
+        let Ok(root) = read_yaml(&path) else {
+            mismatches.push(format!("{rel}: not parsed"));
+            continue;
+        };
+        if has_run(&root, 0) {
+            skipped += 1;
+            continue;
+        }
+        if exclusions.contains_key(rel) {
+            excluded += 1;
+            continue;
+        }
+        let doc = Doc {
+            root,
+            path: path.clone(),
+        };
+        let want = read_json(&runs.join(format!("{rel}.export.json")));
+        let processes = doc.processes();
+        let got_keys: Vec<&str> = processes.iter().map(|(k, _)| k.as_str()).collect();
+        let want_keys: Vec<&str> = want
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut sorted = got_keys.clone();
+        sorted.sort();
+        if sorted != want_keys {
+            mismatches.push(format!(
+                "{rel}: processes {got_keys:?}, recorded {want_keys:?}"
+            ));
+            continue;
+        }
+        let mut same = true;
+        for (key, process) in &processes {
+            let d = doc.derive(process, key, &cwl2mcp(), Some(&corpus));
+            match d.exported() {
+                Some(tool) => {
+                    if let Some(diff) = first_difference("", tool, &want[key.as_str()]) {
+                        mismatches.push(format!("{rel} [{key}]: {diff}"));
+                        same = false;
+                    }
+                }
+                None => {
+                    refused_ok.push(format!("{rel} [{key}]: {:?}", d.problems));
+                    same = false;
+                }
+            }
+        }
+        if same {
+            matched += 1;
+        }
+    }
+    println!(
+        "corpus: {matched} documents match, {} differ, {} refused, {skipped} skipped (run:), {excluded} excluded",
+        mismatches.len(),
+        refused_ok.len()
+    );
+    let all: Vec<String> = mismatches.into_iter().chain(refused_ok).collect();
+    assert!(
+        all.is_empty(),
+        "{} differences:\n{}",
+        all.len(),
+        all.join("\n")
+    );
+    assert!(matched > 0);
+}

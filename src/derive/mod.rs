@@ -201,6 +201,21 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
             problems,
         };
     };
+    if types::nesting_exceeds(input.process, types::MAX_VALUE_NESTING) {
+        problems.push(Problem {
+            code: codes::TYPE_TOO_COMPLEX,
+            message: format!(
+                "the process nests more than {} levels of lists and mappings",
+                types::MAX_VALUE_NESTING
+            ),
+            path: Vec::new(),
+            blocking: true,
+        });
+        return Derivation {
+            tool: None,
+            problems,
+        };
+    }
     let strict = opts.profile == Profile::Cwl2mcp;
     let hint = input.hint.map(|h| {
         let base = hint_path(input.process, h);

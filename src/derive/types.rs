@@ -241,6 +241,19 @@ impl<'a> TypeEnv<'a> {
     }
 }
 
+/// Whether `value` nests more than `limit` levels of lists and mappings (bounded recursion).
+pub fn nesting_exceeds(value: &Value, limit: usize) -> bool {
+    match value {
+        Value::Array(items) => limit == 0 || items.iter().any(|v| nesting_exceeds(v, limit - 1)),
+        Value::Object(m) => limit == 0 || m.values().any(|v| nesting_exceeds(v, limit - 1)),
+        _ => false,
+    }
+}
+
+/// Deepest nesting of a process value the engine accepts (keeps every later clone and
+/// drop of its parts shallow).
+pub const MAX_VALUE_NESTING: usize = 256;
+
 /// The first mapping whose `id` or `name` is `fragment` (with or without a leading `#` or a
 /// base before it).
 pub fn find_by_id<'v>(value: &'v Value, fragment: &str, depth: usize) -> Option<&'v Value> {

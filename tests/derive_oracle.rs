@@ -542,3 +542,142 @@ fn corpus_exports_match_where_comparable() {
     );
     assert!(matched > 0);
 }
+
+/// Every process of every corpus file (root, `$graph` entries, inline `run:` processes) under
+/// both profiles: no panic; under `extension` every Tool that is built passes the MCP schema of
+/// every version (only the name may be refused); under `cwl2mcp`, every document whose own
+/// process the exporter failed to convert is refused here too.
+#[test]
+fn corpus_derivation_is_total_and_schema_valid() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let corpus = shared.join("corpus/real");
+    let runs = shared.join("reference/cwl2mcp-0.1.0-corpus-runs/runs.tsv");
+    if !corpus.exists() || !runs.exists() {
+        println!(
+            "SKIPPED: {} is absent; the corpus sweep needs ../shared",
+            shared.display()
+        );
+        return;
+    }
+    let mut files = Vec::new();
+    let mut stack = vec![corpus.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "cwl") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let (mut processes, mut tools, mut invalid) = (0, 0, Vec::new());
+    for path in &files {
+        let Ok(root) = read_yaml(path) else { continue };
+        let doc = Doc {
+            root,
+            path: path.clone(),
+        };
+        let mut all: Vec<(String, &Value)> = doc.processes();
+        let mut inline = Vec::new();
+        for (_, p) in &all {
+            collect_inline_runs(p, 0, &mut inline);
+        }
+        all.extend(inline.into_iter().map(|p| ("inline/run".to_string(), p)));
+        for (key, process) in all {
+            processes += 1;
+            for version in ProtocolVersion::ALL {
+                let opts = DeriveOptions {
+                    protocol_version: version,
+                    ..DeriveOptions::for_profile(Profile::Extension)
+                };
+                let d = doc.derive(process, &key, &opts, Some(&corpus));
+                if let Some(tool) = &d.tool {
+                    tools += 1;
+                    for p in d.problems.iter().filter(|p| p.code == "mcp-schema") {
+                        invalid.push(format!(
+                            "{} [{key}] {}: {} {tool}",
+                            path.display(),
+                            version.as_str(),
+                            p.message
+                        ));
+                    }
+                }
+                let _ = doc.derive(
+                    process,
+                    &key,
+                    &DeriveOptions {
+                        protocol_version: version,
+                        ..cwl2mcp()
+                    },
+                    Some(&corpus),
+                );
+            }
+        }
+    }
+    // Convert-stage failures of the document's own single process are refused here too.
+    let tsv = std::fs::read_to_string(&runs).unwrap();
+    let mut parity = Vec::new();
+    let mut checked = 0;
+    for line in tsv.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() < 6 || cols[1] != "error" || cols[3] != "convert" {
+            continue;
+        }
+        let path = corpus.join(cols[0]);
+        let Ok(root) = read_yaml(&path) else { continue };
+        if has_run(&root, 0) || root.get("$graph").is_some() {
+            continue;
+        }
+        let doc = Doc {
+            root,
+            path: path.clone(),
+        };
+        let Some((key, process)) = doc.processes().into_iter().next() else {
+            continue;
+        };
+        checked += 1;
+        let d = doc.derive(process, &key, &cwl2mcp(), Some(&corpus));
+        if d.exported().is_some() {
+            parity.push(format!(
+                "{}: cwl2mcp failed ({}), exported here",
+                cols[0], cols[2]
+            ));
+        }
+    }
+    println!(
+        "corpus sweep: {} files, {processes} processes, {tools} tools built; {checked} convert-stage rejections checked",
+        files.len()
+    );
+    assert!(
+        invalid.is_empty(),
+        "{} schema failures:\n{}",
+        invalid.len(),
+        invalid.join("\n")
+    );
+    assert!(
+        parity.is_empty(),
+        "{} parity failures:\n{}",
+        parity.len(),
+        parity.join("\n")
+    );
+    assert!(checked > 600, "only {checked} rejections checked");
+}
+
+fn collect_inline_runs<'v>(v: &'v Value, depth: usize, out: &mut Vec<&'v Value>) {
+    if depth > 64 {
+        return;
+    }
+    let steps: Vec<&Value> = match v.get("steps") {
+        Some(Value::Array(a)) => a.iter().collect(),
+        Some(Value::Object(m)) => m.values().collect(),
+        _ => Vec::new(),
+    };
+    for step in steps {
+        if let Some(run) = step.get("run").filter(|r| r.is_object()) {
+            out.push(run);
+            collect_inline_runs(run, depth + 1, out);
+        }
+    }
+}

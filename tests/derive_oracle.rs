@@ -361,6 +361,73 @@ fn eoap_local_imports_outside_the_sandbox_are_refused() {
     );
 }
 
+#[test]
+fn eoap_under_the_extension_profile_flattens_local_and_bundled_string_formats() {
+    let ext = DeriveOptions::for_profile(Profile::Extension);
+    for file in ["eoap.cwl", "eoap-local-imports.cwl"] {
+        let tool = eoap(file, &ext);
+        let props = &tool["inputSchema"]["properties"];
+        assert_eq!(
+            props["source"],
+            serde_json::json!({"type": "string", "format": "uri", "title": "Source URI"}),
+            "{file}"
+        );
+        assert_eq!(
+            props["timestamp"],
+            serde_json::json!({"type": "string", "format": "date-time"}),
+            "{file}"
+        );
+        assert_eq!(props["point"]["additionalProperties"], false, "{file}");
+        assert_eq!(tool["name"], "inspect_source");
+        assert_eq!(
+            tool["description"],
+            "Return a source URI, timestamp and GeoJSON point without changing their records.\n\nUse when: the user needs to inspect a spatial source.\n\nDo not use when: the user needs data modification."
+        );
+        assert_eq!(
+            tool["_meta"],
+            serde_json::json!({"io.github.eoap/cwl-mcp-extension-aliases": ["inspect a spatial source"]})
+        );
+        assert_eq!(
+            tool["outputSchema"]["required"],
+            serde_json::json!(["source_result", "timestamp_result", "point_result"])
+        );
+    }
+}
+
+#[test]
+fn include_and_hint_schema_defs() {
+    let dir = std::env::temp_dir().join(format!("cwl-mcp-derive-include-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("doc.md"), "From a file.\n").unwrap();
+    let cwl = dir.join("t.cwl");
+    std::fs::write(
+        &cwl,
+        "cwlVersion: v1.2\nclass: CommandLineTool\nid: t\ndoc: {$include: doc.md}\n\
+         hints:\n  SchemaDefRequirement:\n    types:\n      - {name: M, type: enum, symbols: [a, b]}\n\
+         inputs:\n  m: M\noutputs: {}\n",
+    )
+    .unwrap();
+    let doc = Doc::load(&cwl);
+    let (key, process) = doc.processes().remove(0);
+    let ext = doc.derive(
+        process,
+        &key,
+        &DeriveOptions::for_profile(Profile::Extension),
+        None,
+    );
+    let tool = ext.exported().unwrap();
+    assert_eq!(tool["description"], "From a file.");
+    assert_eq!(
+        tool["inputSchema"]["properties"]["m"],
+        serde_json::json!({"type": "string", "enum": ["a", "b"]})
+    );
+    let c = doc.derive(process, &key, &cwl2mcp(), None);
+    let tool = c.exported().unwrap();
+    assert_eq!(tool["description"], "From a file.\n");
+    assert_eq!(tool["inputSchema"]["$defs"]["m"], serde_json::json!({}));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // ---- the extension's own fixture ----
 
 #[test]

@@ -119,7 +119,14 @@ pub fn read_hint(
         problems,
     };
     let mut out = HintFields::default();
-    let Some(m) = hint.as_object() else {
+    // `mcp:Tool:` with nothing after it (YAML null) is an empty hint.
+    let empty = Map::new();
+    let m = if hint.is_null() {
+        Some(&empty)
+    } else {
+        hint.as_object()
+    };
+    let Some(m) = m else {
         c.push(
             codes::INVALID_TYPE,
             format!("the `Tool` hint must be a mapping, not {}", kind(hint)),

@@ -274,6 +274,23 @@ fn extension_refuses_only_what_breaks_the_tool() {
     assert_eq!(p0.path.last(), Some(&PathSeg::Key("name".into())));
 }
 
+#[test]
+fn an_empty_hint_is_an_empty_mapping() {
+    let p = json!({"class": "CommandLineTool", "id": "t", "inputs": {}, "outputs": {},
+        "hints": {"mcp:Tool": null}});
+    let d = ext(&p);
+    assert!(d.problems.is_empty(), "{:?}", d.problems);
+    assert_eq!(exported(&d)["name"], "t");
+    let d = c2m(&p);
+    assert!(d.exported().is_none());
+    let missing = d
+        .problems
+        .iter()
+        .filter(|p| p.code == codes::MISSING_FIELD)
+        .count();
+    assert_eq!(missing, 5, "{:?}", d.problems);
+}
+
 // ---- cwl2mcp profile ----
 
 #[test]

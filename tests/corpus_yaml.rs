@@ -22,7 +22,11 @@ fn value_tree_matches_serde_norway_on_the_corpus() {
         let ours = doc.to_json();
         compared += 1;
         if ours.as_ref() != Some(&expected) {
-            let diff = first_difference(ours.as_ref().unwrap_or(&serde_json::Value::Null), &expected, String::new());
+            let diff = first_difference(
+                ours.as_ref().unwrap_or(&serde_json::Value::Null),
+                &expected,
+                String::new(),
+            );
             mismatches.push(format!("{}: {diff}", path.display()));
         }
     }

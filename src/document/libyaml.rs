@@ -5,7 +5,7 @@
 //! the exact tree of such documents. Marks are byte offsets into the input.
 use std::ptr::addr_of_mut;
 
-use unsafe_libyaml_norway as sys;
+use unsafe_libyaml_norway as unsafe_sys;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScalarStyle {
@@ -63,31 +63,31 @@ pub fn events(text: &str) -> Result<Vec<Event>, ParseError> {
     // SAFETY: the parser is initialised before use and deleted before returning; the input
     // slice outlives the parser; each event is deleted after it was copied out.
     unsafe {
-        let mut parser = Box::new(std::mem::MaybeUninit::<sys::yaml_parser_t>::uninit());
+        let mut parser = Box::new(std::mem::MaybeUninit::<unsafe_sys::yaml_parser_t>::uninit());
         let parser = addr_of_mut!(*parser.as_mut_ptr());
-        if sys::yaml_parser_initialize(parser).fail {
+        if unsafe_sys::yaml_parser_initialize(parser).fail {
             return Err(ParseError {
                 message: "libyaml could not allocate a parser".into(),
                 offset: 0,
             });
         }
-        sys::yaml_parser_set_encoding(parser, sys::YAML_UTF8_ENCODING);
-        sys::yaml_parser_set_input_string(parser, text.as_ptr(), text.len() as _);
+        unsafe_sys::yaml_parser_set_encoding(parser, unsafe_sys::YAML_UTF8_ENCODING);
+        unsafe_sys::yaml_parser_set_input_string(parser, text.as_ptr(), text.len() as _);
         let result = loop {
-            let mut event = std::mem::MaybeUninit::<sys::yaml_event_t>::uninit();
+            let mut event = std::mem::MaybeUninit::<unsafe_sys::yaml_event_t>::uninit();
             let event = event.as_mut_ptr();
-            if sys::yaml_parser_parse(parser, event).fail {
+            if unsafe_sys::yaml_parser_parse(parser, event).fail {
                 break Err(parse_error(parser));
             }
             let converted = convert(&*event);
-            sys::yaml_event_delete(event);
+            unsafe_sys::yaml_event_delete(event);
             let done = matches!(converted.kind, EventKind::StreamEnd);
             out.push(converted);
             if done {
                 break Ok(());
             }
         };
-        sys::yaml_parser_delete(parser);
+        unsafe_sys::yaml_parser_delete(parser);
         result.map(|()| out)
     }
 }
@@ -101,7 +101,7 @@ unsafe fn c_string(ptr: *const u8) -> Option<String> {
     Some(String::from_utf8_lossy(cstr.to_bytes()).into_owned())
 }
 
-unsafe fn parse_error(parser: *mut sys::yaml_parser_t) -> ParseError {
+unsafe fn parse_error(parser: *mut unsafe_sys::yaml_parser_t) -> ParseError {
     unsafe {
         let parser = &*parser;
         let problem = c_string(parser.problem.cast()).unwrap_or_else(|| "invalid YAML".into());
@@ -117,18 +117,18 @@ unsafe fn parse_error(parser: *mut sys::yaml_parser_t) -> ParseError {
     }
 }
 
-unsafe fn convert(event: &sys::yaml_event_t) -> Event {
+unsafe fn convert(event: &unsafe_sys::yaml_event_t) -> Event {
     let start = event.start_mark.index as usize;
     let end = event.end_mark.index as usize;
     let kind = unsafe {
         match event.type_ {
-            sys::YAML_STREAM_START_EVENT => EventKind::StreamStart,
-            sys::YAML_DOCUMENT_START_EVENT => EventKind::DocumentStart,
-            sys::YAML_DOCUMENT_END_EVENT => EventKind::DocumentEnd,
-            sys::YAML_ALIAS_EVENT => {
+            unsafe_sys::YAML_STREAM_START_EVENT => EventKind::StreamStart,
+            unsafe_sys::YAML_DOCUMENT_START_EVENT => EventKind::DocumentStart,
+            unsafe_sys::YAML_DOCUMENT_END_EVENT => EventKind::DocumentEnd,
+            unsafe_sys::YAML_ALIAS_EVENT => {
                 EventKind::Alias(c_string(event.data.alias.anchor).unwrap_or_default())
             }
-            sys::YAML_SCALAR_EVENT => {
+            unsafe_sys::YAML_SCALAR_EVENT => {
                 let data = &event.data.scalar;
                 let bytes = std::slice::from_raw_parts(data.value, data.length as usize);
                 EventKind::Scalar {
@@ -136,32 +136,32 @@ unsafe fn convert(event: &sys::yaml_event_t) -> Event {
                     tag: c_string(data.tag),
                     value: String::from_utf8_lossy(bytes).into_owned(),
                     style: match data.style {
-                        sys::YAML_SINGLE_QUOTED_SCALAR_STYLE => ScalarStyle::SingleQuoted,
-                        sys::YAML_DOUBLE_QUOTED_SCALAR_STYLE => ScalarStyle::DoubleQuoted,
-                        sys::YAML_LITERAL_SCALAR_STYLE => ScalarStyle::Literal,
-                        sys::YAML_FOLDED_SCALAR_STYLE => ScalarStyle::Folded,
+                        unsafe_sys::YAML_SINGLE_QUOTED_SCALAR_STYLE => ScalarStyle::SingleQuoted,
+                        unsafe_sys::YAML_DOUBLE_QUOTED_SCALAR_STYLE => ScalarStyle::DoubleQuoted,
+                        unsafe_sys::YAML_LITERAL_SCALAR_STYLE => ScalarStyle::Literal,
+                        unsafe_sys::YAML_FOLDED_SCALAR_STYLE => ScalarStyle::Folded,
                         _ => ScalarStyle::Plain,
                     },
                 }
             }
-            sys::YAML_SEQUENCE_START_EVENT => {
+            unsafe_sys::YAML_SEQUENCE_START_EVENT => {
                 let data = &event.data.sequence_start;
                 EventKind::SequenceStart {
                     anchor: c_string(data.anchor),
                     tag: c_string(data.tag),
-                    flow: data.style == sys::YAML_FLOW_SEQUENCE_STYLE,
+                    flow: data.style == unsafe_sys::YAML_FLOW_SEQUENCE_STYLE,
                 }
             }
-            sys::YAML_SEQUENCE_END_EVENT => EventKind::SequenceEnd,
-            sys::YAML_MAPPING_START_EVENT => {
+            unsafe_sys::YAML_SEQUENCE_END_EVENT => EventKind::SequenceEnd,
+            unsafe_sys::YAML_MAPPING_START_EVENT => {
                 let data = &event.data.mapping_start;
                 EventKind::MappingStart {
                     anchor: c_string(data.anchor),
                     tag: c_string(data.tag),
-                    flow: data.style == sys::YAML_FLOW_MAPPING_STYLE,
+                    flow: data.style == unsafe_sys::YAML_FLOW_MAPPING_STYLE,
                 }
             }
-            sys::YAML_MAPPING_END_EVENT => EventKind::MappingEnd,
+            unsafe_sys::YAML_MAPPING_END_EVENT => EventKind::MappingEnd,
             _ => EventKind::StreamEnd,
         }
     };
@@ -197,7 +197,10 @@ mod tests {
     fn reports_the_first_error_with_its_offset() {
         let text = "a: b: c\n";
         let err = events(text).unwrap_err();
-        assert!(err.message.contains("mapping values are not allowed"), "{err:?}");
+        assert!(
+            err.message.contains("mapping values are not allowed"),
+            "{err:?}"
+        );
         assert_eq!(err.offset, 4);
     }
 

@@ -204,7 +204,10 @@ mod tests {
         assert_eq!(index.position(ri, Encoding::Utf8), Position::new(1, 6));
         let d = TEXT.find('d').unwrap();
         assert_eq!(index.position(d, Encoding::Utf16), Position::new(4, 0));
-        assert_eq!(index.position(TEXT.len(), Encoding::Utf16), Position::new(4, 1));
+        assert_eq!(
+            index.position(TEXT.len(), Encoding::Utf16),
+            Position::new(4, 1)
+        );
     }
 
     #[test]
@@ -233,11 +236,17 @@ mod tests {
             index.offset(Position::new(0, 99), Encoding::Utf16),
             Ok(end_of_first)
         );
-        assert_eq!(index.offset(Position::new(5, 0), Encoding::Utf16), Ok(TEXT.len()));
+        assert_eq!(
+            index.offset(Position::new(5, 0), Encoding::Utf16),
+            Ok(TEXT.len())
+        );
         assert!(index.offset(Position::new(9, 0), Encoding::Utf16).is_err());
         // Inside a surrogate pair: the emoji's start.
         let emoji = TEXT.find('😀').unwrap();
-        assert_eq!(index.offset(Position::new(2, 4), Encoding::Utf16), Ok(emoji));
+        assert_eq!(
+            index.offset(Position::new(2, 4), Encoding::Utf16),
+            Ok(emoji)
+        );
     }
 
     #[test]
@@ -253,6 +262,9 @@ mod tests {
         assert!(!has_lone_cr(TEXT));
         let index = LineIndex::from_text(TEXT);
         let x = TEXT.find('x').unwrap();
-        assert_eq!(index.ts_point(x, false, TEXT), tree_sitter::Point::new(2, 7));
+        assert_eq!(
+            index.ts_point(x, false, TEXT),
+            tree_sitter::Point::new(2, 7)
+        );
     }
 }

@@ -136,9 +136,7 @@ impl Document {
         self.lone_cr = self.lone_cr || new_text.contains('\r') || {
             let lo = start.saturating_sub(1);
             let hi = (start + new_text.len() + 1).min(self.text.len());
-            self.text
-                .get(lo..hi)
-                .is_some_and(has_lone_cr)
+            self.text.get(lo..hi).is_some_and(has_lone_cr)
         };
         let new_end = start + new_text.len();
         let index = LineIndex::new(self.rope.clone());
@@ -184,7 +182,10 @@ mod tests {
 
     fn assert_same_as_full_parse(doc: &Document) {
         let fresh = parse_full(doc.text());
-        assert_eq!(doc.tree().root_node().to_sexp(), fresh.root_node().to_sexp());
+        assert_eq!(
+            doc.tree().root_node().to_sexp(),
+            fresh.root_node().to_sexp()
+        );
         assert_eq!(doc.rope.to_string(), doc.text());
     }
 

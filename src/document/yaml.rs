@@ -25,9 +25,18 @@ pub enum Style {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Kind {
     /// Pairs in written order; `flow` for `{...}`.
-    Map { pairs: Vec<Pair>, flow: bool },
-    Seq { items: Vec<Node>, flow: bool },
-    Scalar { text: String, style: Style },
+    Map {
+        pairs: Vec<Pair>,
+        flow: bool,
+    },
+    Seq {
+        items: Vec<Node>,
+        flow: bool,
+    },
+    Scalar {
+        text: String,
+        style: Style,
+    },
     Alias(String),
     /// Text that could not be parsed.
     Invalid,
@@ -519,12 +528,11 @@ impl<'t> TreeBuilder<'t> {
             "block_scalar" => {
                 // Trailing blank lines belong to the scalar (they matter for `|+`).
                 let mut end = n.end_byte();
-                if !self.text[..end].ends_with('\n') {
-                    if let Some(i) = self.text[end..].find('\n') {
-                        if self.text[end..end + i].trim().is_empty() {
-                            end += i + 1;
-                        }
-                    }
+                if !self.text[..end].ends_with('\n')
+                    && let Some(i) = self.text[end..].find('\n')
+                    && self.text[end..end + i].trim().is_empty()
+                {
+                    end += i + 1;
                 }
                 loop {
                     let rest = &self.text[end..];
@@ -534,9 +542,7 @@ impl<'t> TreeBuilder<'t> {
                     }
                 }
                 let raw = &self.text[n.start_byte()..end];
-                let line_start = self.text[..n.start_byte()]
-                    .rfind('\n')
-                    .map_or(0, |i| i + 1);
+                let line_start = self.text[..n.start_byte()].rfind('\n').map_or(0, |i| i + 1);
                 let parent_indent = self.text[line_start..]
                     .bytes()
                     .take_while(|&b| b == b' ')
@@ -631,7 +637,11 @@ impl<'t> TreeBuilder<'t> {
 
 /// One diagnostic per error region of the tree-sitter tree; the region holding libyaml's error
 /// gets libyaml's message.
-fn error_regions(text: &str, root: tree_sitter::Node, err: &libyaml::ParseError) -> Vec<SyntaxError> {
+fn error_regions(
+    text: &str,
+    root: tree_sitter::Node,
+    err: &libyaml::ParseError,
+) -> Vec<SyntaxError> {
     let mut regions: Vec<Span> = Vec::new();
     collect_errors(root, &mut regions, 0);
     let mut out: Vec<SyntaxError> = regions
@@ -682,9 +692,7 @@ fn trim_region(text: &str, span: Span) -> Span {
     let start = span.start.min(text.len());
     let mut start_eff = start;
     // Skip leading whitespace/newlines to the first visible character.
-    while start_eff < span.end.min(text.len())
-        && text.as_bytes()[start_eff].is_ascii_whitespace()
-    {
+    while start_eff < span.end.min(text.len()) && text.as_bytes()[start_eff].is_ascii_whitespace() {
         start_eff += 1;
     }
     if start_eff >= span.end.min(text.len()) {
@@ -788,7 +796,8 @@ fn decode_double(raw: &str) -> String {
                             _ => 8,
                         };
                         let hex: String = (0..n).filter_map(|_| chars.next()).collect();
-                        if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32)
+                        if let Some(ch) =
+                            u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32)
                         {
                             out.push(ch);
                         }
@@ -1012,7 +1021,10 @@ fn event_node(
     let Some(event) = events.get(i) else {
         return (None, i);
     };
-    let _ = text;
+    if depth > MAX_DEPTH {
+        // Too deep to be CWL: stop building here (the rest of the stream is skipped).
+        return (None, events.len());
+    }
     match &event.kind {
         EventKind::Scalar {
             anchor,
@@ -1158,7 +1170,13 @@ mod tests {
         let text = "hints:\n  mcp:Tool:\n    name: x y\n";
         let doc = YamlDoc::parse(text);
         let root = doc.root.unwrap();
-        let name = root.get("hints").unwrap().get("mcp:Tool").unwrap().entry("name").unwrap();
+        let name = root
+            .get("hints")
+            .unwrap()
+            .get("mcp:Tool")
+            .unwrap()
+            .entry("name")
+            .unwrap();
         assert_eq!(&text[name.key.span.clone()], "name");
         assert_eq!(&text[name.value.span.clone()], "x y");
     }
@@ -1170,7 +1188,13 @@ mod tests {
         assert!(doc.errors.is_empty(), "{:?}", doc.errors);
         assert_eq!(doc.to_json().unwrap(), norway(text));
         let root = doc.root.unwrap();
-        let name = root.get("hints").unwrap().get("mcp:Tool").unwrap().entry("name").unwrap();
+        let name = root
+            .get("hints")
+            .unwrap()
+            .get("mcp:Tool")
+            .unwrap()
+            .entry("name")
+            .unwrap();
         assert_eq!(&text[name.value.span.clone()], "t");
     }
 

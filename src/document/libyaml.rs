@@ -54,7 +54,11 @@ pub struct Event {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
     pub message: String,
+    /// Where libyaml noticed the problem.
     pub offset: usize,
+    /// Where the construct being parsed started (a flow collection's bracket, a quoted
+    /// scalar's quote, a simple key), when libyaml names one.
+    pub context_offset: Option<usize>,
 }
 
 /// Reads every event of `text`, or the first error.
@@ -69,6 +73,7 @@ pub fn events(text: &str) -> Result<Vec<Event>, ParseError> {
             return Err(ParseError {
                 message: "libyaml could not allocate a parser".into(),
                 offset: 0,
+                context_offset: None,
             });
         }
         unsafe_sys::yaml_parser_set_encoding(parser, unsafe_sys::YAML_UTF8_ENCODING);
@@ -106,6 +111,7 @@ unsafe fn parse_error(parser: *mut unsafe_sys::yaml_parser_t) -> ParseError {
         let parser = &*parser;
         let problem = c_string(parser.problem.cast()).unwrap_or_else(|| "invalid YAML".into());
         let context = c_string(parser.context.cast());
+        let context_offset = context.as_ref().map(|_| parser.context_mark.index as usize);
         let message = match context {
             Some(context) => format!("{context}: {problem}"),
             None => problem,
@@ -113,6 +119,7 @@ unsafe fn parse_error(parser: *mut unsafe_sys::yaml_parser_t) -> ParseError {
         ParseError {
             message,
             offset: parser.problem_mark.index as usize,
+            context_offset,
         }
     }
 }

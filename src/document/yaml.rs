@@ -635,40 +635,51 @@ impl<'t> TreeBuilder<'t> {
     }
 }
 
-/// One diagnostic per error region of the tree-sitter tree; the region holding libyaml's error
-/// gets libyaml's message.
+/// The syntax errors of a document libyaml rejects. libyaml's first error is the primary one:
+/// it is located where the text stopped making sense, whereas a tree-sitter ERROR node may start
+/// far before it (often at the top of the document). Tree-sitter's regions after libyaml's
+/// error add the later problems libyaml never reached; regions before it are tree-sitter being
+/// stricter than the YAML loaders, and are dropped. Each region is kept to its first line.
 fn error_regions(
     text: &str,
     root: tree_sitter::Node,
     err: &libyaml::ParseError,
 ) -> Vec<SyntaxError> {
+    // An unclosed flow collection, quoted scalar or key is best shown where it opened: libyaml
+    // notices the problem only on a later line.
+    let opened_at = ["flow", "quoted scalar", "simple key"]
+        .iter()
+        .any(|c| err.message.contains(c))
+        .then_some(err.context_offset)
+        .flatten();
+    let at = opened_at.unwrap_or(err.offset).min(text.len());
+    let line_start = text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let line_end = text[at..].find(['\n', '\r']).map_or(text.len(), |i| at + i);
+    // Point at the offending token: from the mark to the end of its line (or the line's
+    // content when the mark is at its end).
+    let span = if at < line_end {
+        at..line_end
+    } else {
+        let content = text[line_start..line_end].trim_start();
+        (line_end - content.len())..line_end
+    };
+    let mut out = vec![SyntaxError {
+        span,
+        message: format!("YAML syntax error: {}", err.message),
+    }];
     let mut regions: Vec<Span> = Vec::new();
     collect_errors(root, &mut regions, 0);
-    let mut out: Vec<SyntaxError> = regions
-        .into_iter()
-        .map(|span| {
-            let span = trim_region(text, span);
-            SyntaxError {
-                message: "YAML syntax error".into(),
-                span,
-            }
-        })
-        .collect();
-    let at = err.offset.min(text.len());
-    let message = format!("YAML syntax error: {}", err.message);
-    if let Some(region) = out
-        .iter_mut()
-        .find(|r| r.span.start <= at && at <= r.span.end.max(r.span.start + 1))
-    {
-        region.message = message;
-    } else {
-        let end = text[at..].find(['\n', '\r']).map_or(text.len(), |i| at + i);
+    for region in regions {
+        if region.start <= line_end {
+            continue;
+        }
         out.push(SyntaxError {
-            span: at..end.max(at),
-            message,
+            span: trim_region(text, region),
+            message: "YAML syntax error".into(),
         });
     }
     out.sort_by_key(|e| e.span.start);
+    out.dedup_by(|a, b| a.span.start == b.span.start);
     out
 }
 

@@ -149,7 +149,11 @@ impl Backend {
 
     async fn apply_editor_settings(&self, value: &serde_json::Value) {
         let (layer, problems) = Layer::from_json(value);
-        lock(&self.state).editor_layer = layer;
+        {
+            let mut st = lock(&self.state);
+            st.editor_layer = layer;
+            st.generation += 1;
+        }
         for p in problems {
             self.client
                 .log_message(MessageType::WARNING, format!("cwl-mcp: {p}"))
@@ -161,6 +165,7 @@ impl Backend {
 async fn run_job(client: &Client, state: &Arc<Mutex<State>>, job: Job) {
     let uri = job.uri.clone();
     let version = job.snapshot.version;
+    let generation = job.generation;
     let config_error = job.config_error.clone();
     let lines = job.snapshot.lines.clone();
     let result = guarded("diagnostics", move || {
@@ -179,10 +184,14 @@ async fn run_job(client: &Client, state: &Arc<Mutex<State>>, job: Job) {
         }
     };
     let encoding = {
-        let st = lock(state);
+        let mut st = lock(state);
         if st.version(&uri) != Some(version) {
             return; // superseded: the newer version is already queued
         }
+        if st.published.get(&uri) == Some(&(version, generation)) {
+            return; // already published for this version and these settings
+        }
+        st.published.insert(uri.clone(), (version, generation));
         st.encoding
     };
     let items = diags
@@ -407,6 +416,7 @@ impl LanguageServer for Backend {
             let mut st = lock(&self.state);
             st.docs.remove(&uri);
             st.dirty.remove(&uri);
+            st.published.remove(&uri);
         }
         self.client.publish_diagnostics(uri, vec![], None).await;
     }

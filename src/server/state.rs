@@ -28,6 +28,11 @@ pub struct State {
     /// Project files currently reported as malformed.
     pub bad_project_files: HashSet<PathBuf>,
     pub shutting_down: bool,
+    /// Bumped whenever settings change, so that the same version is re-analysed and
+    /// republished under the new settings, but never published twice otherwise.
+    pub generation: u64,
+    /// The (version, generation) last published per document.
+    pub published: HashMap<Uri, (i32, u64)>,
 }
 
 /// What an analysis run needs, taken under the lock and used outside it.
@@ -38,6 +43,7 @@ pub struct Job {
     pub settings: Settings,
     pub context: DocumentContext,
     pub config_error: Option<ConfigError>,
+    pub generation: u64,
 }
 
 impl State {
@@ -71,6 +77,7 @@ impl State {
             settings,
             context: doc.context.clone(),
             config_error,
+            generation: self.generation,
         })
     }
 

@@ -41,7 +41,10 @@ fn patch_scanner(src: &str) -> String {
         "unexpected scanner.c: the int16_t patch no longer applies"
     );
     let loop_guard = "typ_itr != typ_end && size < TREE_SITTER_SERIALIZATION_BUFFER_SIZE;";
-    assert!(src.contains(loop_guard), "unexpected scanner.c: serialize loop changed");
+    assert!(
+        src.contains(loop_guard),
+        "unexpected scanner.c: serialize loop changed"
+    );
     src.replace("int16_t", "int32_t").replace(
         loop_guard,
         "typ_itr != typ_end && size + 2 * sizeof(int32_t) <= TREE_SITTER_SERIALIZATION_BUFFER_SIZE;",

@@ -1,3 +1,31 @@
+use clap::Parser;
+
+use cwl_mcp_lsp::cli::{Cli, Command, FormatArg, check};
+
 fn main() {
-    println!("cwl-mcp-lsp: under construction");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let code = match cli.command {
+        None | Some(Command::Serve { .. }) => cwl_mcp_lsp::server::run_stdio(),
+        Some(Command::Check {
+            options,
+            format,
+            paths,
+        }) => {
+            let format = match format {
+                FormatArg::Text => check::Format::Text,
+                FormatArg::Json => check::Format::Json,
+            };
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            check::run(&paths, &options.layer(), format, &mut out)
+        }
+    };
+    std::process::exit(code);
 }

@@ -31,7 +31,9 @@ mod tests {
         let mut n = 3;
         let mut i = 0;
         while n < lines - 8 {
-            text.push_str(&format!("  in_{i}:\n    type: string\n    doc: input {i}\n"));
+            text.push_str(&format!(
+                "  in_{i}:\n    type: string\n    doc: input {i}\n"
+            ));
             n += 3;
             i += 1;
         }

@@ -1,2 +1,9 @@
 //! Text, syntax tree and positions of one document.
 pub mod grammar;
+pub mod libyaml;
+pub mod position;
+pub mod text;
+pub mod yaml;
+
+pub use position::{Encoding, LineIndex, Position};
+pub use text::{Change, Document, Snapshot};

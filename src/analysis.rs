@@ -1,0 +1,135 @@
+//! The analysis entry point: a snapshot and settings in, plain diagnostics out.
+//!
+//! Everything here is a pure function of its inputs so that the CLI, the server and the tests
+//! call the same code; the server only converts the results to LSP types.
+use std::ops::Range;
+
+use crate::cwl::CwlView;
+use crate::document::Snapshot;
+use crate::document::yaml::YamlDoc;
+use crate::hint::validate;
+use crate::settings::Settings;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+impl Severity {
+    /// The LSP name, as the CLI prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Information => "information",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+/// One finding, with a byte range into the document text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub span: Range<usize>,
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn new(
+        span: Range<usize>,
+        severity: Severity,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            span,
+            severity,
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// What the analysis needs besides the text: where the document lives.
+#[derive(Clone, Debug, Default)]
+pub struct DocumentContext {
+    /// The document's file name without extension, for the extension profile's name fallback.
+    pub file_stem: String,
+    /// The document's URI (`file:///…`), which cwl2mcp uses as the key of a process without id.
+    pub uri: String,
+}
+
+impl DocumentContext {
+    pub fn from_path(path: &std::path::Path) -> DocumentContext {
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        DocumentContext {
+            file_stem: path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            uri: format!("file://{}", abs.display()),
+        }
+    }
+
+    pub fn from_uri(uri: &str) -> DocumentContext {
+        let last = uri.rsplit('/').next().unwrap_or(uri);
+        let stem = last.rsplit_once('.').map_or(last, |(s, _)| s);
+        DocumentContext {
+            file_stem: percent_decode(stem),
+            uri: uri.to_string(),
+        }
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Every diagnostic of one document, sorted by position.
+pub fn diagnostics(
+    snapshot: &Snapshot,
+    settings: &Settings,
+    context: &DocumentContext,
+) -> Vec<Diagnostic> {
+    let yaml = YamlDoc::build(snapshot);
+    diagnostics_of(&yaml, snapshot, settings, context)
+}
+
+/// Same as [`diagnostics`], over an already built YAML tree.
+pub fn diagnostics_of(
+    yaml: &YamlDoc,
+    snapshot: &Snapshot,
+    settings: &Settings,
+    context: &DocumentContext,
+) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = yaml
+        .errors
+        .iter()
+        .map(|e| Diagnostic::new(e.span.clone(), Severity::Error, "yaml-syntax", &e.message))
+        .collect();
+    let view = CwlView::new(yaml);
+    out.extend(validate::validate(&view, yaml, snapshot, settings, context));
+    out.sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
+    out.dedup();
+    out
+}

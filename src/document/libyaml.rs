@@ -1,0 +1,220 @@
+//! A safe event reader over libyaml (`unsafe-libyaml-norway`, the parser inside `serde_norway`).
+//!
+//! libyaml accepts what cwltool's ruamel.yaml accepts in the places where tree-sitter-yaml is
+//! stricter (SPEC §2), so it gives the syntax verdict when tree-sitter reports an error, and
+//! the exact tree of such documents. Marks are byte offsets into the input.
+use std::ptr::addr_of_mut;
+
+use unsafe_libyaml_norway as unsafe_sys;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarStyle {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventKind {
+    StreamStart,
+    StreamEnd,
+    DocumentStart,
+    DocumentEnd,
+    Alias(String),
+    Scalar {
+        anchor: Option<String>,
+        tag: Option<String>,
+        value: String,
+        style: ScalarStyle,
+    },
+    SequenceStart {
+        anchor: Option<String>,
+        tag: Option<String>,
+        flow: bool,
+    },
+    SequenceEnd,
+    MappingStart {
+        anchor: Option<String>,
+        tag: Option<String>,
+        flow: bool,
+    },
+    MappingEnd,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub kind: EventKind,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A libyaml error: its message and the byte offset it points at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: String,
+    /// Where libyaml noticed the problem.
+    pub offset: usize,
+    /// Where the construct being parsed started (a flow collection's bracket, a quoted
+    /// scalar's quote, a simple key), when libyaml names one.
+    pub context_offset: Option<usize>,
+}
+
+/// Reads every event of `text`, or the first error.
+pub fn events(text: &str) -> Result<Vec<Event>, ParseError> {
+    let mut out = Vec::new();
+    // SAFETY: the parser is initialised before use and deleted before returning; the input
+    // slice outlives the parser; each event is deleted after it was copied out.
+    unsafe {
+        let mut parser = Box::new(std::mem::MaybeUninit::<unsafe_sys::yaml_parser_t>::uninit());
+        let parser = addr_of_mut!(*parser.as_mut_ptr());
+        if unsafe_sys::yaml_parser_initialize(parser).fail {
+            return Err(ParseError {
+                message: "libyaml could not allocate a parser".into(),
+                offset: 0,
+                context_offset: None,
+            });
+        }
+        unsafe_sys::yaml_parser_set_encoding(parser, unsafe_sys::YAML_UTF8_ENCODING);
+        unsafe_sys::yaml_parser_set_input_string(parser, text.as_ptr(), text.len() as _);
+        let result = loop {
+            let mut event = std::mem::MaybeUninit::<unsafe_sys::yaml_event_t>::uninit();
+            let event = event.as_mut_ptr();
+            if unsafe_sys::yaml_parser_parse(parser, event).fail {
+                break Err(parse_error(parser));
+            }
+            let converted = convert(&*event);
+            unsafe_sys::yaml_event_delete(event);
+            let done = matches!(converted.kind, EventKind::StreamEnd);
+            out.push(converted);
+            if done {
+                break Ok(());
+            }
+        };
+        unsafe_sys::yaml_parser_delete(parser);
+        result.map(|()| out)
+    }
+}
+
+unsafe fn c_string(ptr: *const u8) -> Option<String> {
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: libyaml strings are NUL-terminated.
+    let cstr = unsafe { std::ffi::CStr::from_ptr(ptr.cast()) };
+    Some(String::from_utf8_lossy(cstr.to_bytes()).into_owned())
+}
+
+unsafe fn parse_error(parser: *mut unsafe_sys::yaml_parser_t) -> ParseError {
+    unsafe {
+        let parser = &*parser;
+        let problem = c_string(parser.problem.cast()).unwrap_or_else(|| "invalid YAML".into());
+        let context = c_string(parser.context.cast());
+        let context_offset = context.as_ref().map(|_| parser.context_mark.index as usize);
+        let message = match context {
+            Some(context) => format!("{context}: {problem}"),
+            None => problem,
+        };
+        ParseError {
+            message,
+            offset: parser.problem_mark.index as usize,
+            context_offset,
+        }
+    }
+}
+
+unsafe fn convert(event: &unsafe_sys::yaml_event_t) -> Event {
+    let start = event.start_mark.index as usize;
+    let end = event.end_mark.index as usize;
+    let kind = unsafe {
+        match event.type_ {
+            unsafe_sys::YAML_STREAM_START_EVENT => EventKind::StreamStart,
+            unsafe_sys::YAML_DOCUMENT_START_EVENT => EventKind::DocumentStart,
+            unsafe_sys::YAML_DOCUMENT_END_EVENT => EventKind::DocumentEnd,
+            unsafe_sys::YAML_ALIAS_EVENT => {
+                EventKind::Alias(c_string(event.data.alias.anchor).unwrap_or_default())
+            }
+            unsafe_sys::YAML_SCALAR_EVENT => {
+                let data = &event.data.scalar;
+                let bytes = std::slice::from_raw_parts(data.value, data.length as usize);
+                EventKind::Scalar {
+                    anchor: c_string(data.anchor),
+                    tag: c_string(data.tag),
+                    value: String::from_utf8_lossy(bytes).into_owned(),
+                    style: match data.style {
+                        unsafe_sys::YAML_SINGLE_QUOTED_SCALAR_STYLE => ScalarStyle::SingleQuoted,
+                        unsafe_sys::YAML_DOUBLE_QUOTED_SCALAR_STYLE => ScalarStyle::DoubleQuoted,
+                        unsafe_sys::YAML_LITERAL_SCALAR_STYLE => ScalarStyle::Literal,
+                        unsafe_sys::YAML_FOLDED_SCALAR_STYLE => ScalarStyle::Folded,
+                        _ => ScalarStyle::Plain,
+                    },
+                }
+            }
+            unsafe_sys::YAML_SEQUENCE_START_EVENT => {
+                let data = &event.data.sequence_start;
+                EventKind::SequenceStart {
+                    anchor: c_string(data.anchor),
+                    tag: c_string(data.tag),
+                    flow: data.style == unsafe_sys::YAML_FLOW_SEQUENCE_STYLE,
+                }
+            }
+            unsafe_sys::YAML_SEQUENCE_END_EVENT => EventKind::SequenceEnd,
+            unsafe_sys::YAML_MAPPING_START_EVENT => {
+                let data = &event.data.mapping_start;
+                EventKind::MappingStart {
+                    anchor: c_string(data.anchor),
+                    tag: c_string(data.tag),
+                    flow: data.style == unsafe_sys::YAML_FLOW_MAPPING_STYLE,
+                }
+            }
+            unsafe_sys::YAML_MAPPING_END_EVENT => EventKind::MappingEnd,
+            _ => EventKind::StreamEnd,
+        }
+    };
+    Event { kind, start, end }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_events_with_byte_offsets() {
+        let text = "é: [1, 'two']\n";
+        let events = events(text).unwrap();
+        let scalars: Vec<_> = events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Scalar { value, style, .. } => Some((value.clone(), *style, e.start)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            scalars,
+            vec![
+                ("é".to_string(), ScalarStyle::Plain, 0),
+                ("1".to_string(), ScalarStyle::Plain, 5),
+                ("two".to_string(), ScalarStyle::SingleQuoted, 8)
+            ]
+        );
+    }
+
+    #[test]
+    fn reports_the_first_error_with_its_offset() {
+        let text = "a: b: c\n";
+        let err = events(text).unwrap_err();
+        assert!(
+            err.message.contains("mapping values are not allowed"),
+            "{err:?}"
+        );
+        assert_eq!(err.offset, 4);
+    }
+
+    #[test]
+    fn accepts_a_quoted_scalar_continued_at_the_key_column() {
+        // The shape of genome__analysis-workflows/.../star_fusion_detect.cwl (SPEC §2).
+        let text = "arguments:\n  - valueFrom: '${\n    return 1;\n  }'\n";
+        assert!(events(text).is_ok());
+    }
+}

@@ -1,0 +1,238 @@
+//! An open document: its text (rope and contiguous copy), its tree-sitter tree, and edits.
+use std::sync::Arc;
+
+use ropey::Rope;
+use tree_sitter::{InputEdit, Tree};
+
+use super::grammar;
+use super::position::{Encoding, LineIndex, OutOfRange, Position, has_lone_cr};
+
+/// One change of `textDocument/didChange`: a range (or the whole text) and its replacement.
+#[derive(Clone, Debug)]
+pub struct Change {
+    pub range: Option<(Position, Position)>,
+    pub text: String,
+}
+
+/// An immutable view of a document at one version: what analysis runs on.
+#[derive(Clone)]
+pub struct Snapshot {
+    pub text: Arc<str>,
+    pub tree: Tree,
+    pub lines: LineIndex,
+    pub version: i32,
+}
+
+impl Snapshot {
+    /// Parses `text` from scratch.
+    pub fn parse(text: &str, version: i32) -> Snapshot {
+        let tree = parse_full(text);
+        Snapshot {
+            text: Arc::from(text),
+            tree,
+            lines: LineIndex::from_text(text),
+            version,
+        }
+    }
+}
+
+fn parse_full(text: &str) -> Tree {
+    grammar::parser()
+        .parse(text, None)
+        .expect("parsing without a timeout or cancellation flag returns a tree")
+}
+
+/// The mutable state of one open document. Edits are applied in order, then one incremental
+/// reparse brings the tree up to date.
+pub struct Document {
+    text: String,
+    rope: Rope,
+    tree: Tree,
+    version: i32,
+    lone_cr: bool,
+}
+
+impl Document {
+    pub fn new(text: String, version: i32) -> Document {
+        let tree = parse_full(&text);
+        Document {
+            rope: Rope::from_str(&text),
+            lone_cr: has_lone_cr(&text),
+            text,
+            tree,
+            version,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn version(&self) -> i32 {
+        self.version
+    }
+
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Applies the changes of one `didChange` notification and reparses incrementally.
+    /// On an out-of-range position nothing is changed.
+    pub fn apply_changes(
+        &mut self,
+        changes: &[Change],
+        version: i32,
+        encoding: Encoding,
+    ) -> Result<(), OutOfRange> {
+        // Validate every change against the text it applies to before mutating anything.
+        let mut staged = Vec::with_capacity(changes.len());
+        {
+            let mut text = self.text.clone();
+            let mut rope = self.rope.clone();
+            for change in changes {
+                let Some((start, end)) = change.range else {
+                    text = change.text.clone();
+                    rope = Rope::from_str(&text);
+                    staged.push(None);
+                    continue;
+                };
+                let index = LineIndex::new(rope.clone());
+                let a = index.offset(start, encoding)?;
+                let b = index.offset(end, encoding)?;
+                let (a, b) = (a.min(b), a.max(b));
+                staged.push(Some((a, b)));
+                text.replace_range(a..b, &change.text);
+                let (ca, cb) = (rope.byte_to_char(a), rope.byte_to_char(b));
+                rope.remove(ca..cb);
+                rope.insert(ca, &change.text);
+            }
+        }
+        for (change, staged) in changes.iter().zip(staged) {
+            match staged {
+                None => {
+                    self.text = change.text.clone();
+                    self.rope = Rope::from_str(&self.text);
+                    self.tree = parse_full(&self.text);
+                    self.lone_cr = has_lone_cr(&self.text);
+                }
+                Some((a, b)) => self.edit_bytes(a, b, &change.text),
+            }
+        }
+        self.version = version;
+        self.reparse();
+        Ok(())
+    }
+
+    /// Replaces bytes `start..end` with `new_text` and records the edit in the tree.
+    pub fn edit_bytes(&mut self, start: usize, end: usize, new_text: &str) {
+        let index = LineIndex::new(self.rope.clone());
+        let start_position = index.ts_point(start, self.lone_cr, &self.text);
+        let old_end_position = index.ts_point(end, self.lone_cr, &self.text);
+        self.text.replace_range(start..end, new_text);
+        let (ca, cb) = (self.rope.byte_to_char(start), self.rope.byte_to_char(end));
+        self.rope.remove(ca..cb);
+        self.rope.insert(ca, new_text);
+        // A lone `\r` may appear or disappear at the edit's edges: recheck cheaply.
+        self.lone_cr = self.lone_cr || new_text.contains('\r') || {
+            let lo = start.saturating_sub(1);
+            let hi = (start + new_text.len() + 1).min(self.text.len());
+            self.text.get(lo..hi).is_some_and(has_lone_cr)
+        };
+        let new_end = start + new_text.len();
+        let index = LineIndex::new(self.rope.clone());
+        let new_end_position = index.ts_point(new_end, self.lone_cr, &self.text);
+        self.tree.edit(&InputEdit {
+            start_byte: start,
+            old_end_byte: end,
+            new_end_byte: new_end,
+            start_position,
+            old_end_position,
+            new_end_position,
+        });
+    }
+
+    /// Brings the tree up to date with the text, reusing the edited old tree.
+    pub fn reparse(&mut self) {
+        let mut parser = grammar::parser();
+        self.tree = parser
+            .parse(&self.text, Some(&self.tree))
+            .expect("parsing without a timeout returns a tree");
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            text: Arc::from(self.text.as_str()),
+            tree: self.tree.clone(),
+            lines: LineIndex::new(self.rope.clone()),
+            version: self.version,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(l1: u32, c1: u32, l2: u32, c2: u32, text: &str) -> Change {
+        Change {
+            range: Some((Position::new(l1, c1), Position::new(l2, c2))),
+            text: text.to_string(),
+        }
+    }
+
+    fn assert_same_as_full_parse(doc: &Document) {
+        let fresh = parse_full(doc.text());
+        assert_eq!(
+            doc.tree().root_node().to_sexp(),
+            fresh.root_node().to_sexp()
+        );
+        assert_eq!(doc.rope.to_string(), doc.text());
+    }
+
+    #[test]
+    fn utf16_edits_on_non_ascii_crlf_text_match_a_full_parse() {
+        let mut doc = Document::new("a: é日本\r\nb: 😀\r\nc: 3\r\n".into(), 1);
+        // Insert after the emoji (2 UTF-16 units) on line 1.
+        doc.apply_changes(&[change(1, 5, 1, 5, " x")], 2, Encoding::Utf16)
+            .unwrap();
+        assert_eq!(doc.text(), "a: é日本\r\nb: 😀 x\r\nc: 3\r\n");
+        // Replace across lines.
+        doc.apply_changes(&[change(0, 4, 2, 1, "Z\r\nd")], 3, Encoding::Utf16)
+            .unwrap();
+        assert_eq!(doc.text(), "a: éZ\r\nd: 3\r\n");
+        assert_eq!(doc.version(), 3);
+        assert_same_as_full_parse(&doc);
+    }
+
+    #[test]
+    fn several_changes_apply_in_order_and_bad_ranges_change_nothing() {
+        let mut doc = Document::new("k: v\n".into(), 1);
+        let changes = [change(0, 4, 0, 4, "1"), change(0, 5, 0, 5, "2")];
+        doc.apply_changes(&changes, 2, Encoding::Utf16).unwrap();
+        assert_eq!(doc.text(), "k: v12\n");
+        let bad = [change(0, 0, 0, 0, "x"), change(7, 0, 7, 0, "y")];
+        assert!(doc.apply_changes(&bad, 3, Encoding::Utf16).is_err());
+        assert_eq!(doc.text(), "k: v12\n");
+        assert_eq!(doc.version(), 2);
+        let full = [Change {
+            range: None,
+            text: "new: text\r".into(),
+        }];
+        doc.apply_changes(&full, 4, Encoding::Utf8).unwrap();
+        assert_eq!(doc.text(), "new: text\r");
+        assert_same_as_full_parse(&doc);
+    }
+
+    #[test]
+    fn lone_carriage_returns_keep_the_tree_consistent() {
+        let mut doc = Document::new("a: 1\nb: 2\n".into(), 1);
+        doc.apply_changes(&[change(0, 4, 0, 4, "\rz: 9")], 2, Encoding::Utf16)
+            .unwrap();
+        assert_eq!(doc.text(), "a: 1\rz: 9\nb: 2\n");
+        // Line 2 for LSP (the `\r` broke a line) is `b: 2`.
+        doc.apply_changes(&[change(2, 3, 2, 4, "7")], 3, Encoding::Utf16)
+            .unwrap();
+        assert_eq!(doc.text(), "a: 1\rz: 9\nb: 7\n");
+        assert_same_as_full_parse(&doc);
+    }
+}

@@ -1,0 +1,459 @@
+//! The `LanguageServer` implementation: converts requests, mutates state, schedules analysis.
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use super::convert;
+use super::state::{Job, OpenDocument, State, uri_path};
+use crate::analysis::{self, DocumentContext};
+use crate::config::Layer;
+use crate::document::{Change, Document, Encoding, LineIndex};
+
+pub struct Backend {
+    client: Client,
+    state: Arc<Mutex<State>>,
+    wake: Arc<tokio::sync::Notify>,
+    worker_started: AtomicBool,
+    config_pull: AtomicBool,
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    // A panic while holding the lock leaves plain data behind; keep serving.
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Runs analysis work off the protocol task; a panic becomes an error, never a dead server.
+pub async fn guarded<T: Send + 'static>(
+    what: &'static str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T> {
+    match tokio::task::spawn_blocking(move || std::panic::catch_unwind(AssertUnwindSafe(f))).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(panic)) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(internal(format!("internal error in {what}: {msg}")))
+        }
+        Err(e) => Err(internal(format!("internal error in {what}: {e}"))),
+    }
+}
+
+pub fn internal(message: String) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: message.into(),
+        data: None,
+    }
+}
+
+pub fn invalid_params(message: String) -> Error {
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: message.into(),
+        data: None,
+    }
+}
+
+fn settings_value(value: &serde_json::Value) -> Option<&serde_json::Value> {
+    match value.get("cwlMcp") {
+        Some(v) => Some(v),
+        None if value.is_object() => Some(value),
+        None => None,
+    }
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        Backend {
+            client,
+            state: Arc::new(Mutex::new(State::default())),
+            wake: Arc::new(tokio::sync::Notify::new()),
+            worker_started: AtomicBool::new(false),
+            config_pull: AtomicBool::new(false),
+        }
+    }
+
+    fn mark_dirty(&self, uri: Uri) {
+        lock(&self.state).dirty.insert(uri);
+        self.wake.notify_one();
+    }
+
+    fn mark_all_dirty(&self) {
+        let mut st = lock(&self.state);
+        let uris: Vec<Uri> = st.docs.keys().cloned().collect();
+        st.dirty.extend(uris);
+        drop(st);
+        self.wake.notify_one();
+    }
+
+    /// The diagnostics worker: takes the latest version of each dirty document, analyses it,
+    /// and publishes unless a newer version arrived meanwhile. Edits that arrive during a run
+    /// coalesce into the next one; there is no fixed delay.
+    fn start_worker(&self) {
+        if self.worker_started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let state = self.state.clone();
+        let wake = self.wake.clone();
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            loop {
+                wake.notified().await;
+                loop {
+                    let job = {
+                        let mut st = lock(&state);
+                        if st.shutting_down {
+                            return;
+                        }
+                        let Some(uri) = st.dirty.iter().next().cloned() else {
+                            break;
+                        };
+                        st.dirty.remove(&uri);
+                        st.job(&uri)
+                    };
+                    let Some(job) = job else { continue };
+                    run_job(&client, &state, job).await;
+                }
+            }
+        });
+    }
+
+    fn job(&self, uri: &Uri) -> Result<Job> {
+        lock(&self.state)
+            .job(uri)
+            .ok_or_else(|| invalid_params(format!("unknown document: {}", uri.as_str())))
+    }
+
+    async fn pull_configuration(&self) {
+        if !self.config_pull.load(Ordering::SeqCst) {
+            return;
+        }
+        let items = vec![ConfigurationItem {
+            scope_uri: None,
+            section: Some("cwlMcp".into()),
+        }];
+        if let Ok(values) = self.client.configuration(items).await
+            && let Some(value) = values.first()
+        {
+            self.apply_editor_settings(value).await;
+        }
+    }
+
+    async fn apply_editor_settings(&self, value: &serde_json::Value) {
+        let (layer, problems) = Layer::from_json(value);
+        {
+            let mut st = lock(&self.state);
+            st.editor_layer = layer;
+            st.generation += 1;
+        }
+        for p in problems {
+            self.client
+                .log_message(MessageType::WARNING, format!("cwl-mcp: {p}"))
+                .await;
+        }
+    }
+}
+
+async fn run_job(client: &Client, state: &Arc<Mutex<State>>, job: Job) {
+    let uri = job.uri.clone();
+    let version = job.snapshot.version;
+    let generation = job.generation;
+    let config_error = job.config_error.clone();
+    let lines = job.snapshot.lines.clone();
+    let result = guarded("diagnostics", move || {
+        analysis::diagnostics(&job.snapshot, &job.settings, &job.context)
+    })
+    .await;
+    // A malformed project file is reported on that file.
+    report_project_file(client, state, config_error).await;
+    let diags = match result {
+        Ok(d) => d,
+        Err(e) => {
+            client
+                .log_message(MessageType::ERROR, format!("cwl-mcp: {}", e.message))
+                .await;
+            return;
+        }
+    };
+    let encoding = {
+        let mut st = lock(state);
+        if st.version(&uri) != Some(version) {
+            return; // superseded: the newer version is already queued
+        }
+        if st.published.get(&uri) == Some(&(version, generation)) {
+            return; // already published for this version and these settings
+        }
+        st.published.insert(uri.clone(), (version, generation));
+        st.encoding
+    };
+    let items = diags
+        .iter()
+        .map(|d| convert::diagnostic(&lines, d, encoding))
+        .collect();
+    client.publish_diagnostics(uri, items, Some(version)).await;
+}
+
+async fn report_project_file(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    error: Option<crate::config::ConfigError>,
+) {
+    match error {
+        Some(e) => {
+            let Some(uri) = Uri::from_file_path(&e.path) else {
+                return;
+            };
+            let text = std::fs::read_to_string(&e.path).unwrap_or_default();
+            let lines = LineIndex::from_text(&text);
+            let span = e
+                .span
+                .clone()
+                .unwrap_or(0..text.find('\n').unwrap_or(text.len()));
+            let encoding = {
+                let mut st = lock(state);
+                st.bad_project_files.insert(e.path.clone());
+                st.encoding
+            };
+            let diag = Diagnostic {
+                range: convert::range(&lines, &span, encoding),
+                severity: Some(DiagnosticSeverity::ERROR),
+                code: Some(NumberOrString::String("config".into())),
+                source: Some("cwl-mcp".into()),
+                message: format!("invalid cwl-mcp.toml, ignored: {}", e.message),
+                ..Default::default()
+            };
+            client.publish_diagnostics(uri, vec![diag], None).await;
+        }
+        None => {
+            let fixed: Vec<PathBuf> = {
+                let mut st = lock(state);
+                let bad: Vec<PathBuf> = st.bad_project_files.iter().cloned().collect();
+                let still_bad: Vec<PathBuf> = bad
+                    .iter()
+                    .filter(|p| {
+                        std::fs::read_to_string(p)
+                            .is_ok_and(|t| crate::config::parse_project_file(p, &t).is_err())
+                    })
+                    .cloned()
+                    .collect();
+                st.bad_project_files = still_bad.iter().cloned().collect();
+                bad.into_iter().filter(|p| !still_bad.contains(p)).collect()
+            };
+            for path in fixed {
+                if let Some(uri) = Uri::from_file_path(&path) {
+                    client.publish_diagnostics(uri, vec![], None).await;
+                }
+            }
+        }
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let utf8 = params
+            .capabilities
+            .general
+            .as_ref()
+            .and_then(|g| g.position_encodings.as_ref())
+            .is_some_and(|encs| encs.contains(&PositionEncodingKind::UTF8));
+        let encoding = if utf8 {
+            Encoding::Utf8
+        } else {
+            Encoding::Utf16
+        };
+        let config_pull = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.configuration)
+            .unwrap_or(false);
+        self.config_pull.store(config_pull, Ordering::SeqCst);
+        let mut roots: Vec<PathBuf> = params
+            .workspace_folders
+            .iter()
+            .flatten()
+            .filter_map(|f| uri_path(&f.uri))
+            .collect();
+        #[allow(deprecated)]
+        if roots.is_empty()
+            && let Some(root) = params.root_uri.as_ref().and_then(uri_path)
+        {
+            roots.push(root);
+        }
+        let mut problems = Vec::new();
+        {
+            let mut st = lock(&self.state);
+            st.encoding = encoding;
+            st.workspace_roots = roots;
+            if let Some(options) = params
+                .initialization_options
+                .as_ref()
+                .and_then(settings_value)
+            {
+                let (layer, p) = Layer::from_json(options);
+                st.editor_layer = layer;
+                problems = p;
+            }
+        }
+        for p in problems {
+            self.client
+                .log_message(MessageType::WARNING, format!("cwl-mcp: {p}"))
+                .await;
+        }
+        self.start_worker();
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(if utf8 {
+                    PositionEncodingKind::UTF8
+                } else {
+                    PositionEncodingKind::UTF16
+                }),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        ..Default::default()
+                    },
+                )),
+                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(
+                    DiagnosticOptions {
+                        identifier: Some("cwl-mcp".into()),
+                        inter_file_dependencies: false,
+                        workspace_diagnostics: false,
+                        work_done_progress_options: Default::default(),
+                    },
+                )),
+                ..Default::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "cwl-mcp-lsp".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        self.pull_configuration().await;
+        self.mark_all_dirty();
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        lock(&self.state).shutting_down = true;
+        self.wake.notify_one();
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        let path = uri_path(&doc.uri);
+        let context = match &path {
+            Some(p) => DocumentContext::from_path(p),
+            None => DocumentContext::from_uri(doc.uri.as_str()),
+        };
+        {
+            let mut st = lock(&self.state);
+            st.docs.insert(
+                doc.uri.clone(),
+                OpenDocument {
+                    document: Document::new(doc.text, doc.version),
+                    context,
+                    path,
+                },
+            );
+        }
+        self.start_worker();
+        self.mark_dirty(doc.uri);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let changes: Vec<Change> = params
+            .content_changes
+            .into_iter()
+            .map(|c| Change {
+                range: c
+                    .range
+                    .map(|r| (convert::from_lsp(r.start), convert::from_lsp(r.end))),
+                text: c.text,
+            })
+            .collect();
+        let problem = {
+            let mut st = lock(&self.state);
+            let encoding = st.encoding;
+            match st.docs.get_mut(&uri) {
+                None => Some(format!(
+                    "change to a document that is not open: {}",
+                    uri.as_str()
+                )),
+                Some(doc) => doc
+                    .document
+                    .apply_changes(&changes, params.text_document.version, encoding)
+                    .err()
+                    .map(|e| format!("change ignored for {}: {e}", uri.as_str())),
+            }
+        };
+        if let Some(p) = problem {
+            self.client
+                .log_message(MessageType::ERROR, format!("cwl-mcp: {p}"))
+                .await;
+            return;
+        }
+        self.mark_dirty(uri);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        {
+            let mut st = lock(&self.state);
+            st.docs.remove(&uri);
+            st.dirty.remove(&uri);
+            st.published.remove(&uri);
+        }
+        self.client.publish_diagnostics(uri, vec![], None).await;
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        match settings_value(&params.settings) {
+            Some(value) if params.settings.get("cwlMcp").is_some() => {
+                let value = value.clone();
+                self.apply_editor_settings(&value).await;
+            }
+            _ => self.pull_configuration().await,
+        }
+        self.mark_all_dirty();
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        let job = self.job(&params.text_document.uri)?;
+        let encoding = lock(&self.state).encoding;
+        let lines = job.snapshot.lines.clone();
+        let diags = guarded("diagnostics", move || {
+            analysis::diagnostics(&job.snapshot, &job.settings, &job.context)
+        })
+        .await?;
+        Ok(DocumentDiagnosticReportResult::Report(
+            DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                    result_id: None,
+                    items: diags
+                        .iter()
+                        .map(|d| convert::diagnostic(&lines, d, encoding))
+                        .collect(),
+                },
+            }),
+        ))
+    }
+}

@@ -1,0 +1,41 @@
+//! Shared helpers of the integration tests.
+#![allow(dead_code)]
+pub mod stdio_client;
+
+use std::path::{Path, PathBuf};
+
+/// `../shared` beside the project, when it is there (CI and developer machines); tests over it
+/// form the second tier and say plainly when they are skipped.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    if dir.join("corpus/real").is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIPPED: ../shared (corpus and reference runs) is not beside the project; \
+             second-tier tests over it did not run"
+        );
+        None
+    }
+}
+
+/// Every `*.cwl` file under `dir`, sorted.
+pub fn cwl_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "cwl") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -47,6 +47,7 @@ mod ogc;
 pub mod resolve;
 mod types;
 pub mod validate;
+pub mod view;
 
 pub use validate::{SchemaViolation, name_problem, validate_tool};
 
@@ -115,12 +116,8 @@ impl DeriveOptions {
     }
 }
 
-/// One step of a JSON path inside the process value.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum PathSeg {
-    Key(String),
-    Index(usize),
-}
+/// One step of a JSON path inside the process value (the CWL view's path type).
+pub use crate::cwl::PathSeg;
 
 /// Something wrong with the process, its hint or the derived Tool.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,177 @@
+//! The bridge from the CWL view (`crate::cwl`) to the engine: the process value, its key and
+//! its first recognised hint, taken from a parsed document, plus the CLI's JSON rendering.
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::analysis::DocumentContext;
+use crate::cwl::{CwlView, PathSeg, Process};
+use crate::hint::validate::process_hints;
+
+use super::{Derivation, DeriveOptions, ProcessInput, derive_tool};
+
+/// The value at `path` below `root` (the JSON form of the YAML tree; aliases are expanded in
+/// it, so the view's paths lead to the same places).
+pub fn value_at<'v>(root: &'v Value, path: &[PathSeg]) -> Option<&'v Value> {
+    let mut v = root;
+    for seg in path {
+        v = match seg {
+            PathSeg::Key(k) => v.get(k)?,
+            PathSeg::Index(i) => v.get(*i)?,
+        };
+    }
+    Some(v)
+}
+
+/// Where the document is, for local reads.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Location<'a> {
+    /// The document's path, when it is a file.
+    pub path: Option<&'a Path>,
+    /// The folder local reads must stay in (workspace folder, CLI root); default: the
+    /// document's folder.
+    pub sandbox_root: Option<&'a Path>,
+}
+
+/// Derives the Tool of one process of the view. `root` is the document's JSON value
+/// (`YamlDoc::to_json`), computed once per document by the caller.
+pub fn derive_process(
+    root: &Value,
+    view: &CwlView,
+    process: &Process,
+    context: &DocumentContext,
+    location: Location,
+    opts: &DeriveOptions,
+) -> Derivation {
+    let empty = Map::new();
+    let namespaces = root
+        .get("$namespaces")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let Some(value) = value_at(root, &process.path) else {
+        return Derivation {
+            tool: None,
+            problems: Vec::new(),
+        };
+    };
+    let hint = process_hints(view, process)
+        .hint
+        .and_then(|entry| value_at(value, &entry.path));
+    let key = process.key.clone().unwrap_or_else(|| context.uri.clone());
+    let input = ProcessInput {
+        process: value,
+        key: &key,
+        namespaces,
+        document_path: location.path,
+        sandbox_root: location.sandbox_root,
+        file_stem: &context.file_stem,
+        hint,
+        document: Some(root),
+    };
+    derive_tool(&input, opts)
+}
+
+/// A copy of `value` with every object's keys sorted (as `json.dumps(sort_keys=True)`).
+pub fn sorted(value: &Value) -> Value {
+    sorted_depth(value, 0)
+}
+
+fn sorted_depth(value: &Value, depth: usize) -> Value {
+    match value {
+        Value::Object(m) if depth < 512 => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let mut out = Map::new();
+            for k in keys {
+                out.insert(k.clone(), sorted_depth(&m[k], depth + 1));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) if depth < 512 => {
+            Value::Array(items.iter().map(|v| sorted_depth(v, depth + 1)).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// The CLI rendering of a Tool (or of `{key: Tool}`): sorted keys, 2-space indent, final
+/// newline.
+pub fn to_cli_json(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(&sorted(value)).unwrap_or_else(|_| "null".into());
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::yaml::YamlDoc;
+    use crate::settings::Profile;
+
+    #[test]
+    fn derives_through_the_view_with_inline_run_keys() {
+        let text = r#"
+cwlVersion: v1.2
+class: Workflow
+id: main
+$namespaces: {mcp: "https://eoap.github.io/cwl-mcp-extension#"}
+hints:
+  - class: mcp:Tool
+    name: wf
+    aliases: []
+    useWhen: ""
+    doNotUseWhen: ""
+    annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false}
+inputs:
+  a: string
+outputs: {}
+steps:
+  s1:
+    run:
+      class: CommandLineTool
+      inputs: {x: int}
+      outputs: {}
+    in: {x: a}
+    out: []
+"#;
+        let yaml = YamlDoc::parse(text);
+        let root = yaml.to_json().unwrap();
+        let view = CwlView::new(&yaml);
+        let context = DocumentContext::from_uri("file:///w/main.cwl");
+        let opts = DeriveOptions::for_profile(Profile::Cwl2mcp);
+        let tools: Vec<Derivation> = view
+            .processes
+            .iter()
+            .map(|p| derive_process(&root, &view, p, &context, Location::default(), &opts))
+            .collect();
+        assert_eq!(tools.len(), 2);
+        let wf = tools[0].exported().unwrap();
+        assert_eq!(wf["name"], "wf");
+        assert_eq!(wf["annotations"]["readOnlyHint"], true);
+        // The inline process is keyed `main/s1/run`, which fails the name rules.
+        let inline = &tools[1];
+        assert!(inline.exported().is_none());
+        assert_eq!(inline.tool.as_ref().unwrap()["name"], "main/s1/run");
+        assert_eq!(inline.problems[0].code, "name-invalid");
+        // Under the extension profile the inline process takes the file name.
+        let opts = DeriveOptions::for_profile(Profile::Extension);
+        let d = derive_process(
+            &root,
+            &view,
+            &view.processes[1],
+            &context,
+            Location::default(),
+            &opts,
+        );
+        assert_eq!(d.exported().unwrap()["name"], "main");
+    }
+
+    #[test]
+    fn cli_json_is_sorted_and_ends_with_a_newline() {
+        let v = serde_json::json!({"b": 1, "a": {"d": [{"z": 1, "y": 2}], "c": null}});
+        assert_eq!(
+            to_cli_json(&v),
+            "{\n  \"a\": {\n    \"c\": null,\n    \"d\": [\n      {\n        \"y\": 2,\n        \"z\": 1\n      }\n    ]\n  },\n  \"b\": 1\n}\n"
+        );
+    }
+}

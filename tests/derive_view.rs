@@ -1,0 +1,162 @@
+//! Derivation end to end through the real YAML tree and CWL view (`YamlDoc`, `CwlView`,
+//! `process_hints`), against the recorded cwl2mcp 0.1.0 outputs.
+use std::path::{Path, PathBuf};
+
+use cwl_mcp_lsp::analysis::DocumentContext;
+use cwl_mcp_lsp::cwl::CwlView;
+use cwl_mcp_lsp::derive::view::{Location, derive_process};
+use cwl_mcp_lsp::derive::{Derivation, DeriveOptions};
+use cwl_mcp_lsp::document::yaml::YamlDoc;
+use cwl_mcp_lsp::settings::Profile;
+use serde_json::{Map, Value};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/derive")
+}
+
+/// `{key: Derivation}` for every process the view finds.
+fn derive_all(path: &Path, sandbox: &Path, opts: &DeriveOptions) -> Vec<(String, Derivation)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let yaml = YamlDoc::parse(&text);
+    let root = yaml.to_json().unwrap_or(Value::Null);
+    let view = CwlView::new(&yaml);
+    let context = DocumentContext::from_path(path);
+    let location = Location {
+        path: Some(path),
+        sandbox_root: Some(sandbox),
+    };
+    view.processes
+        .iter()
+        .map(|p| {
+            let key = p.key.clone().unwrap_or_else(|| context.uri.clone());
+            (
+                key,
+                derive_process(&root, &view, p, &context, location, opts),
+            )
+        })
+        .collect()
+}
+
+fn compare(path: &Path, sandbox: &Path, want: &Map<String, Value>) -> Result<(), String> {
+    let got = derive_all(path, sandbox, &DeriveOptions::for_profile(Profile::Cwl2mcp));
+    let mut keys: Vec<&str> = got.iter().map(|(k, _)| k.as_str()).collect();
+    keys.sort();
+    let want_keys: Vec<&str> = want.keys().map(String::as_str).collect();
+    if keys != want_keys {
+        return Err(format!("processes {keys:?}, recorded {want_keys:?}"));
+    }
+    for (key, d) in &got {
+        match d.exported() {
+            Some(tool) if tool == &want[key.as_str()] => {}
+            Some(tool) => return Err(format!("[{key}] got {tool}, want {}", want[key.as_str()])),
+            None => return Err(format!("[{key}] refused: {:?}", d.problems)),
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn oracle_cases_through_the_view() {
+    let dir = fixtures().join("oracle-runs/cases");
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let case = entry.unwrap().path();
+        if case.extension().is_none_or(|e| e != "cwl") {
+            continue;
+        }
+        n += 1;
+        let expected = case.with_extension("expected.json");
+        if expected.exists() {
+            let want: Value =
+                serde_json::from_str(&std::fs::read_to_string(&expected).unwrap()).unwrap();
+            if let Err(e) = compare(&case, &dir, want.as_object().unwrap()) {
+                failures.push(format!("{}: {e}", case.display()));
+            }
+        } else {
+            let got = derive_all(&case, &dir, &DeriveOptions::for_profile(Profile::Cwl2mcp));
+            if got.iter().all(|(_, d)| d.exported().is_some()) {
+                failures.push(format!(
+                    "{}: rejected by cwl2mcp, exported here",
+                    case.display()
+                ));
+            }
+        }
+    }
+    assert_eq!(n, 54);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn eoap_document_export_through_the_view() {
+    let dir = fixtures().join("oracle-runs/eoap");
+    let want: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("eoap.document.default-prefix.json")).unwrap(),
+    )
+    .unwrap();
+    compare(
+        &dir.join("eoap.cwl"),
+        &fixtures(),
+        want.as_object().unwrap(),
+    )
+    .unwrap();
+}
+
+/// Steps that `run:` another file bring that file's processes into the export; the view
+/// does not load them, so those documents are left out.
+fn runs_a_file(v: &Value, depth: usize) -> bool {
+    match v {
+        _ if depth > 64 => true,
+        Value::Object(m) => {
+            m.get("run")
+                .and_then(Value::as_str)
+                .is_some_and(|s| !s.starts_with('#'))
+                || m.values().any(|x| runs_a_file(x, depth + 1))
+        }
+        Value::Array(a) => a.iter().any(|x| runs_a_file(x, depth + 1)),
+        _ => false,
+    }
+}
+
+#[test]
+fn corpus_exports_through_the_view() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let runs = shared.join("reference/cwl2mcp-0.1.0-corpus-runs");
+    let corpus = shared.join("corpus/real");
+    if !runs.join("runs.tsv").exists() || !corpus.exists() {
+        println!(
+            "SKIPPED: {} is absent; the corpus comparison needs ../shared",
+            shared.display()
+        );
+        return;
+    }
+    let tsv = std::fs::read_to_string(runs.join("runs.tsv")).unwrap();
+    let (mut matched, mut skipped) = (0, 0);
+    let mut failures = Vec::new();
+    for line in tsv.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.get(1) != Some(&"ok") {
+            continue;
+        }
+        let path = corpus.join(cols[0]);
+        let yaml = YamlDoc::parse(&std::fs::read_to_string(&path).unwrap());
+        if yaml.to_json().is_none_or(|root| runs_a_file(&root, 0)) {
+            skipped += 1;
+            continue;
+        }
+        let want: Value = serde_json::from_str(
+            &std::fs::read_to_string(runs.join(format!("{}.export.json", cols[0]))).unwrap(),
+        )
+        .unwrap();
+        match compare(&path, &corpus, want.as_object().unwrap()) {
+            Ok(()) => matched += 1,
+            Err(e) => failures.push(format!("{}: {e}", cols[0])),
+        }
+    }
+    println!(
+        "corpus through the view: {matched} match, {} differ, {skipped} skipped (run: files)",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(matched >= 129);
+}

@@ -399,12 +399,18 @@ fn include_and_hint_schema_defs() {
     let dir = std::env::temp_dir().join(format!("cwl-mcp-derive-include-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("doc.md"), "From a file.\n").unwrap();
+    std::fs::write(
+        dir.join("reqs.yml"),
+        "- class: SchemaDefRequirement\n  types:\n    - {name: R, type: enum, symbols: [r1]}\n",
+    )
+    .unwrap();
     let cwl = dir.join("t.cwl");
     std::fs::write(
         &cwl,
         "cwlVersion: v1.2\nclass: CommandLineTool\nid: t\ndoc: {$include: doc.md}\n\
          hints:\n  SchemaDefRequirement:\n    types:\n      - {name: M, type: enum, symbols: [a, b]}\n\
-         inputs:\n  m: M\noutputs: {}\n",
+         requirements:\n  - $import: reqs.yml\n\
+         inputs:\n  m: M\n  r: reqs.yml#R\n  bare: R\noutputs: {}\n",
     )
     .unwrap();
     let doc = Doc::load(&cwl);
@@ -425,6 +431,12 @@ fn include_and_hint_schema_defs() {
     let tool = c.exported().unwrap();
     assert_eq!(tool["description"], "From a file.\n");
     assert_eq!(tool["inputSchema"]["$defs"]["m"], serde_json::json!({}));
+    assert_eq!(
+        tool["inputSchema"]["$defs"]["r"],
+        serde_json::json!({"type": "string", "enum": ["r1"]})
+    );
+    // As in Salad, names inside an imported file are scoped by that file.
+    assert_eq!(tool["inputSchema"]["$defs"]["bare"], serde_json::json!({}));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

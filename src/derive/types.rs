@@ -88,16 +88,94 @@ impl<'a> TypeEnv<'a> {
             sections.push("hints");
         }
         for section in sections {
-            for (path, req) in entries_of_class(process, section, "SchemaDefRequirement") {
+            let Some(value) = process.get(section) else {
+                continue;
+            };
+            let path = vec![PathSeg::Key(section.into())];
+            let mut found = Vec::new();
+            env.requirement_entries(
+                value,
+                &doc,
+                path,
+                0,
+                &mut found,
+                problems,
+                blocking_unresolved,
+            );
+            for (path, req, source) in found {
                 let Some(types) = req.get("types") else {
                     continue;
                 };
-                let mut p = path.clone();
+                let mut p = path;
                 p.push(PathSeg::Key("types".into()));
-                env.collect(types, &doc, p, 0, problems, blocking_unresolved);
+                env.collect(types, &source, p, 0, problems, blocking_unresolved);
             }
         }
         env
+    }
+
+    /// The `SchemaDefRequirement` entries of a `requirements`/`hints` value in list or map
+    /// form, following `$import`s of the whole section or of list items.
+    #[allow(clippy::too_many_arguments)]
+    fn requirement_entries(
+        &self,
+        value: &Value,
+        from: &Source,
+        path: Vec<PathSeg>,
+        depth: usize,
+        out: &mut Vec<(Vec<PathSeg>, Value, Source)>,
+        problems: &mut Vec<Problem>,
+        blocking: bool,
+    ) {
+        if depth > 4 {
+            return;
+        }
+        const CLASS: &str = "SchemaDefRequirement";
+        match value {
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let mut p = path.clone();
+                    p.push(PathSeg::Index(i));
+                    if item.get("$import").is_some() {
+                        self.requirement_entries(item, from, p, depth + 1, out, problems, blocking);
+                    } else if item.get("class").and_then(Value::as_str) == Some(CLASS) {
+                        out.push((p, item.clone(), from.clone()));
+                    }
+                }
+            }
+            Value::Object(m) => {
+                if let Some(Value::String(target)) = m.get("$import") {
+                    match self.load_target(target, from) {
+                        Ok((v, src)) => {
+                            // An imported file holds one requirement, a list or a map of them.
+                            if v.get("class").and_then(Value::as_str) == Some(CLASS) {
+                                out.push((path, v, src));
+                            } else {
+                                self.requirement_entries(
+                                    &v,
+                                    &src,
+                                    path,
+                                    depth + 1,
+                                    out,
+                                    problems,
+                                    blocking,
+                                );
+                            }
+                        }
+                        Err(e) => {
+                            let mut p = path;
+                            p.push(PathSeg::Key("$import".into()));
+                            problems.push(unresolved_problem(&e, p, blocking));
+                        }
+                    }
+                } else if let Some(req) = m.get(CLASS) {
+                    let mut p = path;
+                    p.push(PathSeg::Key(CLASS.into()));
+                    out.push((p, req.clone(), from.clone()));
+                }
+            }
+            _ => {}
+        }
     }
 
     fn collect(
@@ -343,34 +421,6 @@ pub fn is_nullable(normalized: &Value) -> bool {
     normalized
         .as_array()
         .is_some_and(|a| a.iter().any(|v| v == "null"))
-}
-
-/// Entries of `process[section]` (list or map form) whose class is `class`, with their paths.
-pub fn entries_of_class<'v>(
-    process: &'v Value,
-    section: &str,
-    class: &str,
-) -> Vec<(Vec<PathSeg>, &'v Value)> {
-    let mut out = Vec::new();
-    match process.get(section) {
-        Some(Value::Array(items)) => {
-            for (i, item) in items.iter().enumerate() {
-                if item.get("class").and_then(Value::as_str) == Some(class) {
-                    out.push((vec![PathSeg::Key(section.into()), PathSeg::Index(i)], item));
-                }
-            }
-        }
-        Some(Value::Object(m)) => {
-            if let Some(item) = m.get(class) {
-                out.push((
-                    vec![PathSeg::Key(section.into()), PathSeg::Key(class.into())],
-                    item,
-                ));
-            }
-        }
-        _ => {}
-    }
-    out
 }
 
 /// One CWL parameter (input or output), in either list or map form.

@@ -103,11 +103,13 @@ pub fn parameters_schema(
             };
             schema.insert("default".into(), value);
         }
+        // A repeated key keeps its first position and its last schema (a Python dict).
+        defs.insert(k, Value::Object(schema));
+    }
+    for (k, schema) in &defs {
         properties.insert(k.clone(), json!({ "$ref": format!("#/$defs/{k}") }));
-        let nullable = schema.get("nullable").is_some_and(truthy);
-        defs.insert(k.clone(), Value::Object(schema));
-        if !nullable {
-            required.push(Value::String(k));
+        if !schema.get("nullable").is_some_and(truthy) {
+            required.push(Value::String(k.clone()));
         }
     }
     problems.append(&mut r.problems);

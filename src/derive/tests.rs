@@ -589,3 +589,121 @@ fn every_profile_and_version_validates() {
         }
     }
 }
+
+#[test]
+fn repeated_parameter_ids_are_listed_once() {
+    let p = json!({"class": "CommandLineTool", "id": "t", "outputs": [],
+        "inputs": [{"id": "a", "type": "int"}, {"id": "b", "type": "int"}, {"id": "a", "type": "string?"}]});
+    let t = exported(&c2m(&p)).clone();
+    assert_eq!(t["inputSchema"]["required"], json!(["b"]));
+    assert_eq!(
+        t["inputSchema"]["$defs"]["a"],
+        json!({"nullable": true, "type": "string"})
+    );
+    let keys: Vec<&String> = t["inputSchema"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["a", "b"]);
+}
+
+/// A small deterministic generator of arbitrary JSON, biased towards CWL words.
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn pick<'a>(&mut self, words: &[&'a str]) -> &'a str {
+        words[(self.next() % words.len() as u64) as usize]
+    }
+
+    fn value(&mut self, depth: usize) -> Value {
+        const WORDS: &[&str] = &[
+            "type",
+            "items",
+            "fields",
+            "symbols",
+            "name",
+            "record",
+            "enum",
+            "array",
+            "null",
+            "string",
+            "int?",
+            "File[]",
+            "Any",
+            "stderr",
+            "T",
+            "T?",
+            "#T",
+            "x:y",
+            "$import",
+            "default",
+            "label",
+            "doc",
+            "class",
+            "SchemaDefRequirement",
+            "types",
+            "id",
+            "",
+            "mcp:Tool",
+            "annotations",
+            "readOnlyHint",
+            "name",
+            "aliases",
+            "requirements",
+            "hints",
+        ];
+        match self.next() % if depth > 5 { 4 } else { 7 } {
+            0 => Value::Null,
+            1 => json!(self.next().is_multiple_of(3)),
+            2 => json!(self.next() % 100),
+            3 => json!(self.pick(WORDS)),
+            4 | 5 => {
+                let mut m = Map::new();
+                for _ in 0..self.next() % 5 {
+                    let k = self.pick(WORDS).to_string();
+                    m.insert(k, self.value(depth + 1));
+                }
+                Value::Object(m)
+            }
+            _ => Value::Array(
+                (0..self.next() % 4)
+                    .map(|_| self.value(depth + 1))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+#[test]
+fn arbitrary_processes_never_panic() {
+    let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..3000 {
+        let mut p = match g.value(0) {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        p.insert("class".into(), json!("CommandLineTool"));
+        for key in ["inputs", "outputs", "requirements", "hints"] {
+            if g.next().is_multiple_of(2) {
+                p.insert(key.into(), g.value(1));
+            }
+        }
+        let p = Value::Object(p);
+        for d in [ext(&p), c2m(&p)] {
+            if let Some(tool) = &d.tool {
+                assert!(tool.get("name").is_some_and(Value::is_string), "{tool}");
+            }
+            if d.exported().is_some() {
+                assert!(d.problems.iter().all(|p| !p.blocking));
+            }
+        }
+    }
+}

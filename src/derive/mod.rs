@@ -31,6 +31,10 @@
 //! `missing-field`, `unknown-field`, `annotations-class`) overlap with the CWL view's hint
 //! validation: [`Problem::is_hint_check`] tells them apart so the caller can keep one copy.
 //!
+//! The engine derives a Tool for any process, hint or not (as `tools-list` and the exporter
+//! need). Under the `extension` profile SPEC §5 reports nothing for a process without a hint,
+//! so callers surface its problems as diagnostics only when the process has a hint.
+//!
 //! Local `$import` / `$include` targets are read only under `sandbox_root` (default: the
 //! document's folder), at most [`resolve::MAX_FILE_BYTES`] each, never through a symlink out of
 //! it; eoap/schemas `string_format.yaml` and `geojson.yaml` are bundled and resolved offline by

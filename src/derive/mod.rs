@@ -236,7 +236,11 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
         .get("id")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty());
-    let scope = id.map(|_| input.key.to_string());
+    // A process has a fragment of its own when it has an id, or when it is an inline `run:`
+    // process (Salad names it `<step path>/run`); only a root process without id is keyed by
+    // the document URI, and its parameters then keep the file name in their keys.
+    let scoped = id.is_some() || !input.key.contains("://");
+    let scope = scoped.then(|| input.key.to_string());
     let env = TypeEnv::new(
         &loader,
         input.document,
@@ -308,7 +312,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
             input.key,
             "inputs",
             &doc_file,
-            id.is_some(),
+            scoped,
             &mut problems,
         );
         let outs = ogc::parameters_schema(
@@ -317,7 +321,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
             input.key,
             "outputs",
             &doc_file,
-            id.is_some(),
+            scoped,
             &mut problems,
         );
         match (ins, outs) {

@@ -153,6 +153,12 @@ steps:
         assert!(inline.exported().is_none());
         assert_eq!(inline.tool.as_ref().unwrap()["name"], "main/s1/run");
         assert_eq!(inline.problems[0].code, "name-invalid");
+        let schema = &inline.tool.as_ref().unwrap()["inputSchema"];
+        assert_eq!(
+            schema["$id"],
+            "https://eoap.github.io/cwl2ogc/main/s1/run/inputs.yaml"
+        );
+        assert_eq!(schema["required"], serde_json::json!(["x"]));
         // Under the extension profile the inline process takes the file name.
         let opts = DeriveOptions::for_profile(Profile::Extension);
         let d = derive_process(

@@ -96,7 +96,7 @@ impl Renderer<'_, '_> {
             }
             let defaulted = with_defaults && p.default.is_some();
             if with_defaults && let Some(d) = p.default {
-                schema.insert("default".into(), d.clone());
+                schema.insert("default".into(), file_default(d));
             }
             if !optional && !defaulted {
                 required.push(Value::String(name.clone()));
@@ -372,6 +372,27 @@ impl Renderer<'_, '_> {
         } else {
             text
         }
+    }
+}
+
+/// A `File`/`Directory` default (`{class: File, location: x}`) as the URI string its schema
+/// describes; lists of them item by item; anything else unchanged.
+fn file_default(d: &Value) -> Value {
+    match d {
+        Value::Object(m)
+            if matches!(
+                m.get("class").and_then(Value::as_str),
+                Some("File" | "Directory")
+            ) =>
+        {
+            m.get("location")
+                .or_else(|| m.get("path"))
+                .filter(|v| v.is_string())
+                .cloned()
+                .unwrap_or_else(|| d.clone())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(file_default).collect()),
+        other => other.clone(),
     }
 }
 

@@ -189,6 +189,23 @@ fn extension_input_schema_types() {
 }
 
 #[test]
+fn extension_file_defaults_become_their_location() {
+    let p = json!({"class": "CommandLineTool", "id": "t", "outputs": {}, "inputs": {
+        "f": {"type": "File", "default": {"class": "File", "location": "data/a.txt"}},
+        "fs": {"type": "File[]", "default": [{"class": "File", "path": "b.txt"}]},
+        "r": {"type": "Any", "default": {"class": "Other", "location": "x"}}
+    }});
+    let d = ext(&p);
+    let s = &exported(&d)["inputSchema"]["properties"];
+    assert_eq!(s["f"]["default"], "data/a.txt");
+    assert_eq!(s["fs"]["default"], json!(["b.txt"]));
+    assert_eq!(
+        s["r"]["default"],
+        json!({"class": "Other", "location": "x"})
+    );
+}
+
+#[test]
 fn extension_named_types_and_string_formats() {
     let p = json!({
         "class": "CommandLineTool", "id": "t",

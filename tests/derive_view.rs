@@ -160,3 +160,61 @@ fn corpus_exports_through_the_view() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(matched >= 129);
 }
+
+/// The engine and the view's hint validation agree on the oracle cases: under `cwl2mcp` a
+/// document is refused by derivation exactly when the analysis has an error (SPEC §5's one
+/// exception, `hint-in-requirements`, aside), and every problem the engine says the view also
+/// reports is among the view's errors, with the same code.
+#[test]
+fn derivation_and_view_diagnostics_agree_on_the_oracle_cases() {
+    use cwl_mcp_lsp::analysis::{self, Severity};
+    use cwl_mcp_lsp::document::Snapshot;
+    use cwl_mcp_lsp::settings::Settings;
+    let dir = fixtures().join("oracle-runs/cases");
+    let mut failures = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let case = entry.unwrap().path();
+        if case.extension().is_none_or(|e| e != "cwl") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&case).unwrap();
+        for profile in [Profile::Cwl2mcp, Profile::Extension] {
+            let settings = Settings {
+                profile,
+                ..Settings::default()
+            };
+            let snapshot = Snapshot::parse(&text, 0);
+            let context = DocumentContext::from_path(&case);
+            let diags = analysis::diagnostics(&snapshot, &settings, &context);
+            let errors: Vec<&str> = diags
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .map(|d| d.code)
+                .collect();
+            let derived = derive_all(&case, &dir, &DeriveOptions::for_profile(profile));
+            let refused = derived.iter().any(|(_, d)| d.exported().is_none());
+            let name = case.file_name().unwrap().to_string_lossy();
+            let exception = errors == ["hint-in-requirements"];
+            if profile == Profile::Cwl2mcp && refused == errors.is_empty() && !exception {
+                failures.push(format!(
+                    "{name} ({profile:?}): refused={refused}, errors={errors:?}"
+                ));
+            }
+            for (_, d) in &derived {
+                for p in d
+                    .problems
+                    .iter()
+                    .filter(|p| p.blocking && p.also_reported_by_view())
+                {
+                    if !errors.contains(&p.code) {
+                        failures.push(format!(
+                            "{name} ({profile:?}): derive {} not among {errors:?}: {}",
+                            p.code, p.message
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -279,7 +279,9 @@ fn read_annotations(
                 Value::Bool(_) => {
                     out.insert(key.clone(), value.clone());
                 }
-                Value::Null => {}
+                // Absent under `extension`; a wrong (null) value under `cwl2mcp`, whose
+                // loader then reports the field as missing.
+                Value::Null if !strict => {}
                 other => c.push(
                     codes::INVALID_TYPE,
                     format!(
@@ -317,7 +319,7 @@ fn read_annotations(
     }
     if strict {
         for key in ANNOTATION_BOOLS {
-            if !out.contains_key(*key) && !matches!(a.get(*key), Some(v) if !v.is_null()) {
+            if !a.contains_key(*key) {
                 c.push(
                     codes::MISSING_FIELD,
                     format!("`annotations.{key}` is required by the cwl2mcp profile"),

@@ -29,7 +29,8 @@
 //! codes that SPEC §5 does not list yet ([`codes`]): `unresolved-reference`, `recursive-type`,
 //! `type-too-complex` and `default-file-object`. The hint checks here (`invalid-type`,
 //! `missing-field`, `unknown-field`, `annotations-class`) overlap with the CWL view's hint
-//! validation: [`Problem::is_hint_check`] tells them apart so the caller can keep one copy.
+//! validation, as do `name-invalid` and `doc-not-string`: [`Problem::also_reported_by_view`]
+//! tells them apart so the caller can keep one copy.
 //!
 //! The engine derives a Tool for any process, hint or not (as `tools-list` and the exporter
 //! need). Under the `extension` profile SPEC §5 reports nothing for a process without a hint,
@@ -135,6 +136,14 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// Whether the hint validation of the CWL view (`crate::hint::validate`) reports the same
+    /// thing: the hint field checks, `name-invalid` and `doc-not-string`. Diagnostics then add
+    /// only the other problems (`mcp-schema`, `unresolved-reference`, `recursive-type`,
+    /// `type-too-complex`, `default-file-object`, a wrong `label` type).
+    pub fn also_reported_by_view(&self) -> bool {
+        self.is_hint_check() || matches!(self.code, codes::NAME_INVALID | codes::DOC_NOT_STRING)
+    }
+
     /// Whether this is one of the hint field checks the CWL view also makes.
     pub fn is_hint_check(&self) -> bool {
         matches!(

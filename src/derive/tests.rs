@@ -264,6 +264,7 @@ fn extension_refuses_only_what_breaks_the_tool() {
         vec![codes::UNKNOWN_FIELD, codes::ANNOTATIONS_CLASS]
     );
     assert!(d.problems.iter().all(Problem::is_hint_check));
+    assert!(d.problems.iter().all(Problem::also_reported_by_view));
 
     // A wrong value type refuses it, with a path to the value.
     let p = json!({"class": "CommandLineTool", "id": "t", "inputs": {}, "outputs": {},
@@ -458,6 +459,17 @@ fn cwl2mcp_refusals() {
     assert!(c2m(&base(h)).exported().is_some());
     let mut h = full_hint();
     h["annotations"]["openWorldHint"] = Value::Null;
+    let d = c2m(&base(h));
+    assert!(
+        d.problems
+            .iter()
+            .any(|p| p.code == codes::INVALID_TYPE && p.blocking)
+    );
+    let mut h = full_hint();
+    h["annotations"]
+        .as_object_mut()
+        .unwrap()
+        .remove("openWorldHint");
     let d = c2m(&base(h));
     assert!(
         d.problems

@@ -218,3 +218,49 @@ fn derivation_and_view_diagnostics_agree_on_the_oracle_cases() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// No false refusals: under `cwl2mcp`, whenever derivation refuses a process of a corpus
+/// document, the exporter failed on that document too.
+#[test]
+fn corpus_refusals_are_exporter_failures() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let runs = shared.join("reference/cwl2mcp-0.1.0-corpus-runs/runs.tsv");
+    let corpus = shared.join("corpus/real");
+    if !runs.exists() || !corpus.exists() {
+        println!(
+            "SKIPPED: {} is absent; the corpus comparison needs ../shared",
+            shared.display()
+        );
+        return;
+    }
+    let tsv = std::fs::read_to_string(&runs).unwrap();
+    let (mut refused, mut agreed) = (0, 0);
+    let mut failures = Vec::new();
+    for line in tsv.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() < 2 {
+            continue;
+        }
+        let path = corpus.join(cols[0]);
+        let derived = derive_all(
+            &path,
+            &corpus,
+            &DeriveOptions::for_profile(Profile::Cwl2mcp),
+        );
+        let Some((key, d)) = derived.iter().find(|(_, d)| d.exported().is_none()) else {
+            continue;
+        };
+        refused += 1;
+        if cols[1] == "ok" {
+            failures.push(format!(
+                "{} [{key}]: exported by cwl2mcp, refused here: {:?}",
+                cols[0], d.problems
+            ));
+        } else {
+            agreed += 1;
+        }
+    }
+    println!("corpus refusals: {refused} documents refused, {agreed} of them failed in cwl2mcp");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(refused > 700);
+}

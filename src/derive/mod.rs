@@ -111,6 +111,15 @@ pub struct DeriveOptions {
 }
 
 impl DeriveOptions {
+    /// The options the effective settings of a document ask for.
+    pub fn from_settings(settings: &crate::settings::Settings) -> DeriveOptions {
+        DeriveOptions {
+            profile: settings.profile,
+            meta_prefix: settings.meta_prefix().to_string(),
+            protocol_version: settings.protocol_version,
+        }
+    }
+
     /// The profile's defaults: its meta prefix and the default protocol version.
     pub fn for_profile(profile: Profile) -> DeriveOptions {
         DeriveOptions {

@@ -736,3 +736,23 @@ fn arbitrary_processes_never_panic() {
         }
     }
 }
+
+#[test]
+fn options_follow_the_settings() {
+    let settings = crate::settings::Settings {
+        profile: Profile::Cwl2mcp,
+        meta_prefix: None,
+        protocol_version: ProtocolVersion::V2025_06_18,
+        inlay_hints: true,
+    };
+    let opts = DeriveOptions::from_settings(&settings);
+    assert_eq!(opts.meta_prefix, "io.github.transpiler-mate/cwl2mcp");
+    assert_eq!(opts.protocol_version, ProtocolVersion::V2025_06_18);
+    let settings = crate::settings::Settings {
+        meta_prefix: Some("org.example/x".into()),
+        ..crate::settings::Settings::default()
+    };
+    let opts = DeriveOptions::from_settings(&settings);
+    assert_eq!(opts.profile, Profile::Extension);
+    assert_eq!(opts.meta_prefix, "org.example/x");
+}

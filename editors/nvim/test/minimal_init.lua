@@ -1,0 +1,24 @@
+-- Isolated init for the headless tests: only this plugin on 'runtimepath' (run.sh also points
+-- the XDG folders at a temporary directory, so no user config or plugin is loaded).
+local here = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+local plugin_root = vim.fn.fnamemodify(here, ':h')
+vim.opt.runtimepath:prepend(plugin_root)
+vim.opt.swapfile = false
+vim.opt.shadafile = 'NONE'
+vim.cmd('filetype plugin indent on')
+vim.cmd('syntax on')
+
+local server = assert(os.getenv('CWL_MCP_LSP'), 'CWL_MCP_LSP unset')
+local mode = os.getenv('MODE') or 'enable'
+if mode == 'enable' then
+  -- Neovim 0.11+: lsp/cwl_mcp.lua from the runtimepath, with only the command overridden
+  vim.lsp.config('cwl_mcp', { cmd = { server } })
+  vim.lsp.enable('cwl_mcp')
+elseif mode == 'setup' then
+  require('cwl_mcp').setup({ cmd = { server } })
+elseif mode == 'legacy' then
+  -- the FileType autocommand + vim.lsp.start / start_client path of Neovim 0.7-0.10
+  require('cwl_mcp').setup({ cmd = { server }, legacy = true })
+else
+  error('unknown MODE ' .. mode)
+end

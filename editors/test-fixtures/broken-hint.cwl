@@ -5,7 +5,8 @@
 #  - `readOnlyHint: yes` there is a string under YAML 1.2, not a boolean;
 #  - the `mcp:Tool` hint leaves annotations out, so MCP defaults apply.
 # The `mcp:Tool` hint itself is valid, so the Tool derives (name from the id:
-# echo-region -> echo_region under the default `extension` profile).
+# echo-region -> echo_region under the default `extension` profile; its aliases go to
+# `_meta` under the key `<metaPrefix>-aliases`, which the tests use to check settings).
 cwlVersion: v1.2
 class: CommandLineTool
 
@@ -19,6 +20,7 @@ doc: Returns the region identifier provided by the caller.
 hints:
   mcp:Tool:
     title: Echo a region
+    aliases: [echo]
     annotations:
       readOnlyHint: true
   agent:Tool:

@@ -20,7 +20,7 @@ local function check(name, ok, detail)
   res.checks[name] = { ok = ok and true or false, detail = detail }
   table.insert(res.order, name)
   local d = type(detail) == 'string' and detail or vim.inspect(detail, { newline = ' ', indent = '' })
-  io.stdout:write(('%s %s: %s\n'):format(ok and 'ok  ' or 'FAIL', name, d:sub(1, 300)))
+  io.stdout:write(('%s %s: %s\n'):format(ok and 'ok  ' or 'FAIL', name, d:gsub('%s+', ' '):sub(1, 300)))
 end
 
 local cwl = require('cwl_mcp')
@@ -132,6 +132,12 @@ local ok_run, err_run = pcall(function()
       and pb ~= nil and vim.fn.bufwinid(pb) ~= -1 and vim.api.nvim_get_current_buf() == buf,
     okj and { name = type(tool) == 'table' and tool.name or tool, visible = pb and vim.fn.bufwinid(pb) ~= -1 } or ptext:sub(1, 200))
 
+  -- settings reach the server: the aliases' `_meta` key carries the metaPrefix
+  local want_key = (os.getenv('EXPECT_META_PREFIX') or 'io.github.eoap/cwl-mcp-extension') .. '-aliases'
+  local meta = okj and type(tool) == 'table' and tool._meta or nil
+  check('settings', type(meta) == 'table' and meta[want_key] ~= nil,
+    { want = want_key, _meta = meta or vim.NIL, settings = client.config.settings })
+
   -- the preview follows edits
   local il, itext = line_of('^id:')
   vim.api.nvim_buf_set_text(buf, il, #itext, il, #itext, { '2' })
@@ -147,7 +153,7 @@ for _, name in ipairs(res.order) do
   if res.checks[name].ok then passed = passed + 1 else failed = failed + 1 end
 end
 local missing = 0
-for _, k in ipairs({ 'attach', 'diagnostics', 'hover', 'completion', 'preview', 'refresh' }) do
+for _, k in ipairs({ 'attach', 'diagnostics', 'hover', 'completion', 'preview', 'settings', 'refresh' }) do
   if not res.checks[k] then missing = missing + 1 end
 end
 res.passed, res.failed = passed, failed + missing

@@ -10,15 +10,20 @@ vim.cmd('syntax on')
 
 local server = assert(os.getenv('CWL_MCP_LSP'), 'CWL_MCP_LSP unset')
 local mode = os.getenv('MODE') or 'enable'
+-- e2e.lua checks the preview's `_meta` key `<prefix>-aliases` against this
+local prefix = 'org.example/e2e'
 if mode == 'enable' then
+  vim.env.EXPECT_META_PREFIX = 'io.github.eoap/cwl-mcp-extension' -- no setting: the server's default
   -- Neovim 0.11+: lsp/cwl_mcp.lua from the runtimepath, with only the command overridden
   vim.lsp.config('cwl_mcp', { cmd = { server } })
   vim.lsp.enable('cwl_mcp')
 elseif mode == 'setup' then
-  require('cwl_mcp').setup({ cmd = { server } })
+  vim.env.EXPECT_META_PREFIX = prefix
+  require('cwl_mcp').setup({ cmd = { server }, settings = { metaPrefix = prefix } })
 elseif mode == 'legacy' then
   -- the FileType autocommand + vim.lsp.start / start_client path of Neovim 0.7-0.10
-  require('cwl_mcp').setup({ cmd = { server }, legacy = true })
+  vim.env.EXPECT_META_PREFIX = prefix
+  require('cwl_mcp').setup({ cmd = { server }, settings = { metaPrefix = prefix }, legacy = true })
 else
   error('unknown MODE ' .. mode)
 end

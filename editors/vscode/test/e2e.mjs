@@ -28,7 +28,8 @@ const t0 = Date.now();
 const mark = (k) => { res.t_ms[k] = Date.now() - t0; };
 const check = (name, ok, detail) => {
   res.checks[name] = { ok: !!ok, detail };
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`.slice(0, 400));
+  const d = (typeof detail === 'string' ? detail : JSON.stringify(detail)).replace(/\s+/g, ' ');
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${d}`.slice(0, 400));
 };
 const nbsp = (s) => (s || '').replace(/\u00a0/g, ' ');
 /** 1-based line of the first fixture line matching re. */
@@ -70,13 +71,20 @@ try {
   await page.waitForTimeout(1500);
   mark('workbench');
 
-  // open the file (Quick Open)
-  await page.keyboard.press('Control+P');
-  await page.waitForSelector('.quick-input-widget .quick-input-box input', { timeout: 15000 });
-  await page.keyboard.type(file);
-  await page.waitForTimeout(700);
-  await page.keyboard.press('Enter');
-  await page.waitForSelector('.monaco-editor .view-lines', { timeout: 30000 });
+  // open the file (Quick Open; the file index may still be loading, so wait for the row and retry)
+  let opened = false;
+  for (let attempt = 0; attempt < 3 && !opened; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    await page.waitForSelector('.quick-input-widget .quick-input-box input', { timeout: 15000 });
+    await page.keyboard.type(file);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first()
+      .waitFor({ timeout: 15000 }).catch(() => {});
+    await page.keyboard.press('Enter');
+    opened = await page.locator('.editor-group-container .monaco-editor .view-lines').first()
+      .waitFor({ timeout: 10000 }).then(() => true, () => false);
+  }
+  if (!opened) throw new Error(`could not open ${file} with Quick Open`);
   mark('editor_open');
 
   // language and highlighting
@@ -161,6 +169,10 @@ try {
     { tab: res.preview_tab, text: previewText.slice(0, 300) });
   await shot('05-preview');
 
+  // settings: the workspace sets cwlMcp.metaPrefix, which names the aliases' `_meta` key
+  const metaKey = `"${process.env.EXPECT_META_PREFIX || 'org.example/e2e'}-aliases"`;
+  check('settings', previewText.includes(metaKey), { want: metaKey });
+
   // refresh: edit the id in the CWL editor, the preview follows
   await page.keyboard.press('Control+1');
   const idLine = lineOf(/^id:/);
@@ -174,6 +186,18 @@ try {
   mark('refresh');
   check('refresh', refreshed.includes(`"name": "${expectedName}2"`), refreshed.slice(0, 200));
   await shot('06-preview-refreshed');
+
+  // a settings change (the workspace's settings.json rewritten on disk) reaches the server through
+  // workspace/didChangeConfiguration, and the open preview is derived again
+  const wsSettings = `${process.env.FIXTURE.replace(/[^/]+$/, '')}.vscode/settings.json`;
+  fs.writeFileSync(wsSettings, '{ "cwlMcp.metaPrefix": "org.example/changed" }\n');
+  const changed = await poll(async () => {
+    const t = await groupText(1);
+    return t.includes('"org.example/changed-aliases"') ? t : undefined;
+  }, 15000) || (await groupText(1).catch(() => ''));
+  mark('settings_change');
+  check('settings-change', changed.includes('"org.example/changed-aliases"'), changed.slice(-200));
+  await shot('07-settings-changed');
   res.notifications = (await page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts().catch(() => [])).map(nbsp);
 } catch (e) {
   res.error = String(e && e.stack || e);
@@ -185,7 +209,7 @@ try {
 fs.writeFileSync(`${out}/result.json`, JSON.stringify(res, null, 1));
 const all = Object.values(res.checks);
 const failed = all.filter((c) => !c.ok).length;
-const want = ['language', 'problems', 'hover', 'completion', 'preview', 'refresh'];
+const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change'];
 const missing = want.filter((k) => !(k in res.checks));
 console.log(`timings (ms since start): ${JSON.stringify(res.t_ms)}`);
 console.log(`vscode-e2e: ${all.length - failed} passed, ${failed + missing.length} failed`);

@@ -99,9 +99,12 @@ cat > "$RUN/user/User/settings.json" <<'JSON'
   "editor.hover.delay": 300,
   "editor.quickSuggestions": { "other": "off", "comments": "off", "strings": "off" },
   "editor.inlayHints.enabled": "on",
-  "cwlMcp.trace.server": "messages"
+  "cwlMcp.trace.server": "verbose"
 }
 JSON
+# a workspace setting the test checks end to end (the preview's `_meta` key) and on the wire
+mkdir -p "$RUN/ws/.vscode"
+echo '{ "cwlMcp.metaPrefix": "org.example/e2e" }' > "$RUN/ws/.vscode/settings.json"
 "$CS" --user-data-dir "$RUN/user" --extensions-dir "$RUN/ext" --install-extension "$VSIX" >"$OUT/install-extension.log" 2>&1 ||
   { cat "$OUT/install-extension.log"; die "code-server --install-extension failed"; }
 log "installed the .vsix into a fresh code-server profile"
@@ -110,7 +113,7 @@ log "installed the .vsix into a fresh code-server profile"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 setsid "$CS" --config "$RUN/config.yaml" --auth none --bind-addr "127.0.0.1:$PORT" \
   --user-data-dir "$RUN/user" --extensions-dir "$RUN/ext" \
-  --disable-telemetry --disable-update-check --disable-workspace-trust "$RUN/ws" >"$OUT/code-server.log" 2>&1 &
+  --log trace --disable-telemetry --disable-update-check --disable-workspace-trust "$RUN/ws" >"$OUT/code-server.log" 2>&1 &
 CS_PID=$!
 cleanup() {
   kill -TERM -- "-$CS_PID" 2>/dev/null || true
@@ -133,5 +136,43 @@ NODE_PATH="$TOOLS/pw/node_modules" CS_URL="http://127.0.0.1:$PORT" FILE=broken-h
   FIXTURE="$RUN/ws/broken-hint.cwl" OUT="$OUT" node "$HERE/e2e.mjs"
 rc=$?
 set -e
-log "done, exit $rc (screenshots and result.json in ${OUT#"$REPO"/})"
+
+# 8. on the wire: initializationOptions carry exactly the settings the user set (SPEC §1). The
+#    client's verbose trace reaches the "CWL MCP" output log because code-server runs with --log trace.
+LOGFILE=$(find "$RUN/user/logs" -path '*cwl-mcp.cwl-mcp*' -name '*.log' 2>/dev/null | head -1)
+[ -n "$LOGFILE" ] && cp "$LOGFILE" "$OUT/cwl-mcp-output.log"
+python3 - "$OUT/cwl-mcp-output.log" "$OUT/result.json" <<'PY' || rc=1
+import json, sys
+log_path, result_path = sys.argv[1], sys.argv[2]
+def params_of(text, marker):
+    at = text.index(marker)
+    return json.JSONDecoder().raw_decode(text[text.index("Params: ", at) + len("Params: "):])[0]
+checks = {}
+try:
+    text = open(log_path, encoding="utf-8").read()
+except OSError as e:
+    text = ""
+try:
+    got = params_of(text, "Sending request 'initialize").get("initializationOptions")
+except ValueError as e:
+    got = f"no initialize trace in the CWL MCP output log ({e})"
+checks["wire-settings"] = (got == {"cwlMcp": {"metaPrefix": "org.example/e2e"}}, got)
+try:
+    i = text.index("org.example/changed")
+    got = params_of(text[text.rindex("Sending notification 'workspace/didChangeConfiguration'", 0, i):],
+                    "Sending notification")
+except ValueError as e:
+    got = f"no didChangeConfiguration with the changed prefix in the trace ({e})"
+checks["wire-settings-change"] = (got == {"settings": {"cwlMcp": {"metaPrefix": "org.example/changed"}}}, got)
+for name, (ok, got) in checks.items():
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: {json.dumps(got)}")
+res = json.load(open(result_path))
+for name, (ok, got) in checks.items():
+    res["checks"][name] = {"ok": ok, "detail": got}
+json.dump(res, open(result_path, "w"), indent=1)
+failed = sum(not c["ok"] for c in res["checks"].values())
+print(f"vscode-e2e total: {len(res['checks']) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY
+log "done, exit $rc (screenshots, result.json and the extension's log in ${OUT#"$REPO"/})"
 exit $rc

@@ -67,7 +67,15 @@ local ok_run, err_run = pcall(function()
   check('diagnostics', has_unbound(res.diagnostics), res.diagnostics)
 
   local uri = vim.uri_from_bufnr(buf)
+  local caps = client.server_capabilities or client.resolved_capabilities or {}
+  res.capabilities = caps
+  local cap_of = { ['textDocument/hover'] = 'hoverProvider', ['textDocument/completion'] = 'completionProvider',
+                   ['textDocument/codeAction'] = 'codeActionProvider' }
   local function request(method, params)
+    -- fail fast (instead of waiting for the timeout) when the server does not offer the method
+    if cap_of[method] and not caps[cap_of[method]] then
+      return nil, ('the server does not advertise %s'):format(cap_of[method])
+    end
     local r = vim.lsp.buf_request_sync(buf, method, params, timeout) or {}
     for id, x in pairs(r) do
       if id == client.id then return x.result, x.error or x.err end
@@ -114,6 +122,11 @@ local ok_run, err_run = pcall(function()
   for _, a in ipairs((ca and ca ~= vim.NIL) and ca or {}) do table.insert(res.code_actions, a.title) end
 
   -- :CwlMcpPreview
+  local commands = (caps.executeCommandProvider or {}).commands or {}
+  res.execute_commands = commands
+  if not vim.tbl_contains(commands, 'cwl-mcp.previewTool') then
+    io.stdout:write('note: the server does not list cwl-mcp.previewTool in executeCommandProvider.commands\n')
+  end
   vim.cmd('CwlMcpPreview')
   local preview = require('cwl_mcp.preview')
   local function preview_text()
@@ -122,7 +135,11 @@ local ok_run, err_run = pcall(function()
     return table.concat(vim.api.nvim_buf_get_lines(pb, 0, -1, false), '\n')
   end
   local want = ('"name": "%s"'):format(expected)
-  vim.wait(timeout, function() return preview_text():find(want, 1, true) ~= nil end, 20)
+  -- done when the Tool came, or when the server answered with an error (rendered as // comments)
+  vim.wait(timeout, function()
+    local t = preview_text()
+    return t:find(want, 1, true) ~= nil or t:find('^// CWL MCP: no') ~= nil or t:find('^// CWL MCP: the server') ~= nil
+  end, 20)
   mark('preview')
   local ptext = preview_text()
   res.preview = ptext:sub(1, 2000)
@@ -139,6 +156,10 @@ local ok_run, err_run = pcall(function()
     { want = want_key, _meta = meta or vim.NIL, settings = client.config.settings })
 
   -- the preview follows edits
+  if not res.checks.preview.ok then
+    check('refresh', false, 'skipped: no preview')
+    return
+  end
   local il, itext = line_of('^id:')
   vim.api.nvim_buf_set_text(buf, il, #itext, il, #itext, { '2' })
   local want2 = ('"name": "%s2"'):format(expected)

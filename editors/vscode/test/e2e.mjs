@@ -7,7 +7,10 @@
 //   completion- Ctrl+Space on a new line inside `mcp:Tool` offers `useWhen`
 //   preview   - "CWL MCP: Preview derived MCP Tool" opens JSON beside the CWL with
 //               "name": "echo_region"
+//   settings  - the workspace's cwlMcp.metaPrefix names the preview's `_meta` aliases key
 //   refresh   - editing `id:` to echo-region2 refreshes the preview to "echo_region2"
+//   settings-change - rewriting .vscode/settings.json re-derives the preview with the new prefix
+//   yaml-mode - switched to language YAML, the *.cwl file is still served (hover)
 // Env: NODE_PATH (holding playwright-core), CS_URL, FILE (name in the workspace), FIXTURE (its
 // path on disk, to find positions), OUT (screenshots, result.json). Exit 1 if any check failed.
 import { createRequire } from 'node:module';
@@ -198,6 +201,36 @@ try {
   mark('settings_change');
   check('settings-change', changed.includes('"org.example/changed-aliases"'), changed.slice(-200));
   await shot('07-settings-changed');
+  // the same file as language YAML (Change Language Mode) is still served: hover comes back
+  await page.keyboard.press('Control+1');
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { timeout: 10000 });
+  await page.keyboard.type('Change Language Mode');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Change Language Mode' }).first()
+    .waitFor({ timeout: 10000 }).catch(() => {});
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(500);
+  await page.keyboard.type('YAML');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: /^YAML/ }).first()
+    .waitFor({ timeout: 10000 }).catch(() => {});
+  await page.keyboard.press('Enter');
+  const yamlMode = await poll(async () => {
+    const m = nbsp(await page.locator('#status\\.editor\\.mode').innerText()).trim();
+    return m === 'YAML' ? m : undefined;
+  }, 10000);
+  let yamlHover = '';
+  for (let attempt = 0; attempt < 5 && !/default/i.test(yamlHover); attempt++) {
+    await page.waitForTimeout(500);
+    await goTo(hoverLine, hoverCol);
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I');
+    yamlHover = nbsp(await hover.innerText({ timeout: 3000 }).catch(() => ''));
+    await page.keyboard.press('Escape');
+  }
+  mark('yaml_mode');
+  check('yaml-mode', yamlMode === 'YAML' && /default/i.test(yamlHover), { languageMode: yamlMode, hover: yamlHover.slice(0, 120) });
+  await shot('08-as-yaml');
+
   res.notifications = (await page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts().catch(() => [])).map(nbsp);
 } catch (e) {
   res.error = String(e && e.stack || e);
@@ -209,7 +242,7 @@ try {
 fs.writeFileSync(`${out}/result.json`, JSON.stringify(res, null, 1));
 const all = Object.values(res.checks);
 const failed = all.filter((c) => !c.ok).length;
-const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change'];
+const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change', 'yaml-mode'];
 const missing = want.filter((k) => !(k in res.checks));
 console.log(`timings (ms since start): ${JSON.stringify(res.t_ms)}`);
 console.log(`vscode-e2e: ${all.length - failed} passed, ${failed + missing.length} failed`);

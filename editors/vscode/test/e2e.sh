@@ -98,6 +98,7 @@ cat > "$RUN/user/User/settings.json" <<'JSON'
   "security.workspace.trust.enabled": false,
   "editor.hover.delay": 300,
   "editor.quickSuggestions": { "other": "off", "comments": "off", "strings": "off" },
+  "editor.wordBasedSuggestions": "off",
   "editor.inlayHints.enabled": "on",
   "cwlMcp.trace.server": "verbose"
 }

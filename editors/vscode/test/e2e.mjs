@@ -153,6 +153,12 @@ try {
   await page.keyboard.press('Control+Z');
   await page.waitForTimeout(200);
 
+  // the preview button in the editor title of the CWL editor
+  const titleButton = page.locator('.editor-group-container').first()
+    .locator('.editor-actions .action-label[aria-label*="Preview derived MCP Tool"]');
+  check('title-button', await titleButton.count().catch(() => 0) > 0,
+    await titleButton.first().getAttribute('aria-label').catch(() => 'no such button'));
+
   // the preview command, from the command palette
   await page.keyboard.press('F1');
   await page.waitForSelector('.quick-input-widget .quick-input-box input', { timeout: 10000 });
@@ -252,7 +258,7 @@ try {
 fs.writeFileSync(`${out}/result.json`, JSON.stringify(res, null, 1));
 const all = Object.values(res.checks);
 const failed = all.filter((c) => !c.ok).length;
-const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change', 'yaml-mode'];
+const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change', 'yaml-mode', 'title-button'];
 const missing = want.filter((k) => !(k in res.checks));
 console.log(`timings (ms since start): ${JSON.stringify(res.t_ms)}`);
 console.log(`vscode-e2e: ${all.length - failed} passed, ${failed + missing.length} failed`);

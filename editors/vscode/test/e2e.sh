@@ -72,7 +72,8 @@ cd "$EXT"
 LOCK_SUM=$(sha256sum package-lock.json | cut -c1-64)
 if [ "$(cat node_modules/.cwl-mcp-lock-sum 2>/dev/null)" != "$LOCK_SUM" ]; then
   log "npm ci (extension devDependencies)"
-  npm ci --no-audit --no-fund --loglevel=error >/dev/null
+  # no install scripts: esbuild runs from its platform package, and vsce needs no keytar to package
+  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
   echo "$LOCK_SUM" > node_modules/.cwl-mcp-lock-sum
 fi
 npm run -s bundle-server -- "$SERVER"

@@ -169,12 +169,18 @@ local ok_run, err_run = pcall(function()
 end)
 if not ok_run then check('no-error', false, tostring(err_run)) end
 
+-- :checkhealth cwl_mcp (opens its own buffer)
+local ok_h, err_h = pcall(vim.cmd, 'checkhealth cwl_mcp')
+local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+check('health', ok_h and health:find('server: ', 1, true) ~= nil and not health:find('ERROR', 1, true),
+  ok_h and health:gsub('\n', ' | '):sub(1, 300) or tostring(err_h))
+
 local failed, passed = 0, 0
 for _, name in ipairs(res.order) do
   if res.checks[name].ok then passed = passed + 1 else failed = failed + 1 end
 end
 local missing = 0
-for _, k in ipairs({ 'attach', 'diagnostics', 'hover', 'completion', 'preview', 'settings', 'refresh' }) do
+for _, k in ipairs({ 'attach', 'diagnostics', 'hover', 'completion', 'preview', 'settings', 'refresh', 'health' }) do
   if not res.checks[k] then missing = missing + 1 end
 end
 res.passed, res.failed = passed, failed + missing

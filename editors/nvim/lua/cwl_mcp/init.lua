@@ -70,6 +70,7 @@ end
 ---         filetypes = list, root_markers = list, on_attach = fun(client, bufnr), capabilities = table }
 function M.config(opts)
   opts = opts or {}
+  if opts.cmd then M.last_cmd = M.cmd(opts) end
   local cfg = {
     name = M.name,
     cmd = M.cmd(opts),

@@ -19,3 +19,24 @@ end, { nargs = '?', desc = 'CWL MCP: preview the derived MCP Tool (optional argu
 vim.api.nvim_create_user_command('CwlMcpPreviewClose', function()
   require('cwl_mcp.preview').close(vim.api.nvim_get_current_buf())
 end, { desc = 'CWL MCP: close the MCP Tool preview of this buffer' })
+
+-- Neovim 0.11's vim.lsp.enable() skips a config whose cmd is not executable, writing only to the
+-- LSP log: say it once, where the user sees it
+if vim.lsp.is_enabled then
+  local warned = false
+  vim.api.nvim_create_autocmd('FileType', {
+    pattern = 'cwl',
+    group = vim.api.nvim_create_augroup('cwl_mcp_missing_server', { clear = true }),
+    callback = function()
+      if warned or not vim.lsp.is_enabled('cwl_mcp') then return end
+      local cfg = vim.lsp.config.cwl_mcp
+      local cmd = cfg and cfg.cmd
+      if type(cmd) == 'table' and type(cmd[1]) == 'string' and vim.fn.executable(cmd[1]) == 0 then
+        warned = true
+        local msg = ('cwl-mcp: language server %q not found, so cwl_mcp does not start. Install cwl-mcp-lsp '
+          .. 'or give its path: vim.lsp.config("cwl_mcp", { cmd = { "/path/to/cwl-mcp-lsp" } })'):format(cmd[1])
+        vim.schedule(function() vim.notify(msg, vim.log.levels.ERROR) end) -- not inside the autocommand
+      end
+    end,
+  })
+end

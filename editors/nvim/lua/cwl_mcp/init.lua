@@ -10,8 +10,9 @@ M.filetypes = { 'cwl' }
 
 local SETTING_KEYS = { profile = true, metaPrefix = true, protocolVersion = true, inlayHints = true }
 
+-- scheduled: an error-level message inside an autocommand would abort it
 local function notify(msg, level)
-  vim.notify('cwl-mcp: ' .. msg, level or vim.log.levels.ERROR)
+  vim.schedule(function() vim.notify('cwl-mcp: ' .. msg, level or vim.log.levels.ERROR) end)
 end
 
 local function empty_dict()

@@ -62,8 +62,13 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
           const result = await next(params, token);
           if (!Array.isArray(result)) return result;
           return params.items.map((item, i) => {
-            if (item.section === SECTION) return serverSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined);
-            if (item.section === undefined || item.section === null) return { [SECTION]: serverSettings() };
+            const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+            if (item.section === SECTION) return serverSettings(scope);
+            if (item.section?.startsWith(`${SECTION}.`)) {
+              // one key: its explicit value, else null (never VS Code's default)
+              return (serverSettings(scope) as Record<string, unknown>)[item.section.slice(SECTION.length + 1)] ?? null;
+            }
+            if (item.section === undefined || item.section === null) return { [SECTION]: serverSettings(scope) };
             return result[i];
           });
         },

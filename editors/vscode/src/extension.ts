@@ -38,10 +38,12 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const resolved = resolveServer(context);
   if (!resolved.ok) {
     output?.appendLine(resolved.message);
-    const choice = await vscode.window.showErrorMessage(resolved.message, 'Open Settings');
-    if (choice === 'Open Settings') {
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'cwlMcp.server.path');
-    }
+    // not awaited: activation must not wait for the user to dismiss the message
+    void vscode.window.showErrorMessage(resolved.message, 'Open Settings').then((choice) => {
+      if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'cwlMcp.server.path');
+      }
+    });
     return;
   }
   output?.appendLine(`Starting ${resolved.path} (from ${resolved.from})`);

@@ -85,9 +85,26 @@ log "packaged $(basename "$VSIX"): $(stat -c %s "$VSIX") bytes"
 # 5. a fresh profile, extensions folder and workspace
 rm -rf "$OUT" && mkdir -p "$OUT"
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/cwl-mcp-vscode-e2e.XXXXXX")
-mkdir -p "$RUN/user/User" "$RUN/ext" "$RUN/ws"
-cp "$REPO/editors/test-fixtures/broken-hint.cwl" "$RUN/ws/"
-cat > "$RUN/user/User/settings.json" <<'JSON'
+CS_PID=
+stop_code_server() {
+  [ -n "$CS_PID" ] || return 0
+  kill -TERM -- "-$CS_PID" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$CS_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL -- "-$CS_PID" 2>/dev/null || true
+  CS_PID=
+}
+cleanup() {
+  stop_code_server
+  [ -n "${KEEP_RUN:-}" ] || rm -rf "$RUN"
+}
+trap cleanup EXIT
+
+# new_profile DIR VSIX: user settings, a workspace with the fixture, the .vsix installed
+new_profile() {
+  local dir=$1 vsix=$2
+  mkdir -p "$dir/user/User" "$dir/ext" "$dir/ws/.vscode"
+  cp "$REPO/editors/test-fixtures/broken-hint.cwl" "$dir/ws/"
+  cat > "$dir/user/User/settings.json" <<'JSON'
 {
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
@@ -104,46 +121,64 @@ cat > "$RUN/user/User/settings.json" <<'JSON'
   "cwlMcp.trace.server": "verbose"
 }
 JSON
-# a workspace setting the test checks end to end (the preview's `_meta` key) and on the wire
-mkdir -p "$RUN/ws/.vscode"
-echo '{ "cwlMcp.metaPrefix": "org.example/e2e" }' > "$RUN/ws/.vscode/settings.json"
-"$CS" --user-data-dir "$RUN/user" --extensions-dir "$RUN/ext" --install-extension "$VSIX" >"$OUT/install-extension.log" 2>&1 ||
-  { cat "$OUT/install-extension.log"; die "code-server --install-extension failed"; }
+  # a workspace setting the test checks end to end (the preview's `_meta` key) and on the wire
+  echo '{ "cwlMcp.metaPrefix": "org.example/e2e" }' > "$dir/ws/.vscode/settings.json"
+  "$CS" --user-data-dir "$dir/user" --extensions-dir "$dir/ext" --install-extension "$vsix" >"$OUT/install-extension.log" 2>&1 ||
+    { cat "$OUT/install-extension.log"; die "code-server --install-extension failed"; }
+}
+
+# start_code_server DIR [env...]: code-server on a free loopback port, in its own process group
+start_code_server() {
+  local dir=$1; shift
+  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  setsid env "$@" "$CS" --config "$dir/config.yaml" --auth none --bind-addr "127.0.0.1:$PORT" \
+    --user-data-dir "$dir/user" --extensions-dir "$dir/ext" \
+    --log trace --disable-telemetry --disable-update-check --disable-workspace-trust "$dir/ws" \
+    >>"$OUT/code-server.log" 2>&1 &
+  CS_PID=$!
+  for _ in $(seq 300); do
+    python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$PORT/healthz', timeout=1)" 2>/dev/null && break
+    kill -0 "$CS_PID" 2>/dev/null || { cat "$OUT/code-server.log"; die "code-server exited"; }
+    sleep 0.2
+  done
+  log "code-server $CODE_SERVER_VERSION listening on 127.0.0.1:$PORT"
+}
+
+new_profile "$RUN/main" "$VSIX"
 log "installed the .vsix into a fresh code-server profile"
 
-# 6. code-server on a free loopback port, in its own process group (stopped on exit)
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-setsid "$CS" --config "$RUN/config.yaml" --auth none --bind-addr "127.0.0.1:$PORT" \
-  --user-data-dir "$RUN/user" --extensions-dir "$RUN/ext" \
-  --log trace --disable-telemetry --disable-update-check --disable-workspace-trust "$RUN/ws" >"$OUT/code-server.log" 2>&1 &
-CS_PID=$!
-cleanup() {
-  kill -TERM -- "-$CS_PID" 2>/dev/null || true
-  for _ in $(seq 50); do kill -0 "$CS_PID" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL -- "-$CS_PID" 2>/dev/null || true
-  cp -f "$RUN"/user/logs/*/exthost*/output_logging_*/*CWL* "$OUT/" 2>/dev/null || true
-  [ -n "${KEEP_RUN:-}" ] || rm -rf "$RUN"
-}
-trap cleanup EXIT
-for _ in $(seq 300); do
-  python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$PORT/healthz', timeout=1)" 2>/dev/null && break
-  kill -0 "$CS_PID" 2>/dev/null || { cat "$OUT/code-server.log"; die "code-server exited"; }
-  sleep 0.2
-done
-log "code-server $CODE_SERVER_VERSION listening on 127.0.0.1:$PORT"
+# 6. code-server
+start_code_server "$RUN/main"
 
 # 7. drive it
 set +e
 NODE_PATH="$TOOLS/pw/node_modules" CS_URL="http://127.0.0.1:$PORT" FILE=broken-hint.cwl \
-  FIXTURE="$RUN/ws/broken-hint.cwl" OUT="$OUT" node "$HERE/e2e.mjs"
+  FIXTURE="$RUN/main/ws/broken-hint.cwl" OUT="$OUT" node "$HERE/e2e.mjs"
 rc=$?
 set -e
+stop_code_server
 
-# 8. on the wire: initializationOptions carry exactly the settings the user set (SPEC §1). The
+# 8. No server anywhere: a .vsix without the binary, PATH without cwl-mcp-lsp,
+#    no setting: the extension must say so clearly (a notification), not fail silently.
+MISSING_RC=0
+BARE_PATH=/usr/local/bin:/usr/bin:/bin
+if PATH=$BARE_PATH command -v cwl-mcp-lsp >/dev/null; then
+  log "skipping the missing-server check: cwl-mcp-lsp is on $BARE_PATH"
+else
+  (cd "$EXT" && npm run -s bundle-server -- --clean >/dev/null &&
+    npx vsce package --no-dependencies --skip-license --allow-missing-repository -o "$RUN/cwl-mcp-noserver.vsix" >/dev/null)
+  new_profile "$RUN/bare" "$RUN/cwl-mcp-noserver.vsix"
+  start_code_server "$RUN/bare" PATH=$BARE_PATH
+  NODE_PATH="$TOOLS/pw/node_modules" CS_URL="http://127.0.0.1:$PORT" FILE=broken-hint.cwl OUT="$OUT" \
+    node "$HERE/e2e-missing-server.mjs" || MISSING_RC=1
+  stop_code_server
+fi
+
+# 9. on the wire: initializationOptions carry exactly the settings the user set (SPEC §1). The
 #    client's verbose trace reaches the "CWL MCP" output log because code-server runs with --log trace.
-LOGFILE=$(find "$RUN/user/logs" -path '*cwl-mcp.cwl-mcp*' -name '*.log' 2>/dev/null | head -1)
+LOGFILE=$(find "$RUN/main/user/logs" -path '*cwl-mcp.cwl-mcp*' -name '*.log' 2>/dev/null | head -1)
 [ -n "$LOGFILE" ] && cp "$LOGFILE" "$OUT/cwl-mcp-output.log"
-python3 - "$OUT/cwl-mcp-output.log" "$OUT/result.json" <<'PY' || rc=1
+python3 - "$OUT/cwl-mcp-output.log" "$OUT/result.json" "$OUT/result-missing-server.json" <<'PY' || rc=1
 import json, sys
 log_path, result_path = sys.argv[1], sys.argv[2]
 def params_of(text, marker):
@@ -169,6 +204,10 @@ checks["wire-settings-change"] = (got == {"settings": {"cwlMcp": {"metaPrefix": 
 for name, (ok, got) in checks.items():
     print(f"{'ok  ' if ok else 'FAIL'} {name}: {json.dumps(got)}")
 res = json.load(open(result_path))
+try:
+    res["checks"].update(json.load(open(sys.argv[3]))["checks"])
+except OSError:
+    pass
 for name, (ok, got) in checks.items():
     res["checks"][name] = {"ok": ok, "detail": got}
 json.dump(res, open(result_path, "w"), indent=1)
@@ -176,5 +215,6 @@ failed = sum(not c["ok"] for c in res["checks"].values())
 print(f"vscode-e2e total: {len(res['checks']) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 PY
+[ "$MISSING_RC" = 0 ] || rc=1
 log "done, exit $rc (screenshots, result.json and the extension's log in ${OUT#"$REPO"/})"
 exit $rc

@@ -40,7 +40,9 @@ if [ "${CWL_MCP_NVIM_LEGACY:-1}" != 0 ]; then
   if ! dpkg-query -W -f='${Status}' neovim 2>/dev/null | grep -q 'install ok installed'; then
     log "apt-get install neovim"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq neovim >/dev/null
+    SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq neovim >/dev/null ||
+      die "could not install Debian's neovim (run as root or with sudo, or set CWL_MCP_NVIM_LEGACY=0)"
   fi
   RUNS+=("/usr/bin/nvim legacy")
 fi

@@ -37,7 +37,9 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   log "apt-get install ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null ||
+    die "could not install ${missing[*]} (Debian packages; run as root or with sudo)"
 fi
 
 # 2. code-server from npm. Its postinstall builds native modules (headers above) and downloads

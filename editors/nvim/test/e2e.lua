@@ -166,6 +166,22 @@ local ok_run, err_run = pcall(function()
   vim.wait(timeout, function() return preview_text():find(want2, 1, true) ~= nil end, 20)
   mark('refresh')
   check('refresh', preview_text():find(want2, 1, true) ~= nil, preview_text():sub(1, 120))
+
+  -- the server's code action with the command cwl-mcp.previewTool opens the same preview
+  -- (the plugin handles that command on the client side); vim.lsp.buf.code_action({apply}) is 0.8+
+  if vim.fn.has('nvim-0.8') == 1 then
+    vim.cmd('CwlMcpPreviewClose')
+    vim.api.nvim_win_set_cursor(0, { tl + 1, 5 })
+    local function is_preview(a)
+      local c = a.command
+      return (type(c) == 'table' and c.command or c) == 'cwl-mcp.previewTool'
+    end
+    vim.lsp.buf.code_action({ apply = true, filter = is_preview })
+    vim.wait(timeout, function() return preview_text():find(want2, 1, true) ~= nil end, 20)
+    mark('code_action_preview')
+    check('code-action', preview_text():find(want2, 1, true) ~= nil,
+      { offered = res.code_actions, preview = preview_text():sub(1, 60) })
+  end
 end)
 if not ok_run then check('no-error', false, tostring(err_run)) end
 

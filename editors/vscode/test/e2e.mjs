@@ -64,6 +64,29 @@ async function poll(fn, ms, step = 200) {
   return v;
 }
 const groupText = (i) => page.locator('.editor-group-container').nth(i).locator('.view-lines').first().innerText().then(nbsp);
+// Quick Open the file; the file index may still be loading, so wait for the row, and retry
+async function openFile() {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    await page.waitForSelector('.quick-input-widget .quick-input-box input', { timeout: 15000 });
+    await page.keyboard.type(file);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first()
+      .waitFor({ timeout: 15000 }).catch(() => {});
+    await page.keyboard.press('Enter');
+    if (await page.locator('.editor-group-container .monaco-editor .view-lines').first()
+      .waitFor({ timeout: 10000 }).then(() => true, () => false)) return;
+  }
+  throw new Error(`could not open ${file} with Quick Open`);
+}
+async function palette(command) {
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { timeout: 10000 });
+  await page.keyboard.type(command);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first()
+    .waitFor({ timeout: 10000 }).catch(() => {});
+  await page.keyboard.press('Enter');
+}
 
 try {
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -74,20 +97,7 @@ try {
   await page.waitForTimeout(1500);
   mark('workbench');
 
-  // open the file (Quick Open; the file index may still be loading, so wait for the row and retry)
-  let opened = false;
-  for (let attempt = 0; attempt < 3 && !opened; attempt++) {
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Control+P');
-    await page.waitForSelector('.quick-input-widget .quick-input-box input', { timeout: 15000 });
-    await page.keyboard.type(file);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first()
-      .waitFor({ timeout: 15000 }).catch(() => {});
-    await page.keyboard.press('Enter');
-    opened = await page.locator('.editor-group-container .monaco-editor .view-lines').first()
-      .waitFor({ timeout: 10000 }).then(() => true, () => false);
-  }
-  if (!opened) throw new Error(`could not open ${file} with Quick Open`);
+  await openFile();
   mark('editor_open');
 
   // language and highlighting
@@ -247,6 +257,38 @@ try {
   check('yaml-mode', yamlMode === 'YAML' && /default/i.test(yamlHover), { languageMode: yamlMode, hover: yamlHover.slice(0, 120) });
   await shot('08-as-yaml');
 
+  // the server's code action "Preview derived MCP Tool" (command cwl-mcp.previewTool) opens the
+  // same preview: the extension's executeCommand middleware handles it
+  await palette('View: Close All Editors');
+  await page.waitForTimeout(500);
+  await openFile();
+  await goTo(titleLine, 6);
+  await page.keyboard.press('Control+.');
+  const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Preview derived MCP Tool' }).first();
+  const offered = await action.waitFor({ timeout: 10000 }).then(() => true, () => false);
+  res.code_actions = (await page.locator('.action-widget .monaco-list-row').allInnerTexts().catch(() => [])).map(nbsp);
+  let viaAction = '';
+  if (offered) {
+    // the first action is focused; pick it from the keyboard, as a person would (a click on the
+    // row is not delivered reliably to this widget)
+    for (let i = 0; i < 5; i++) {
+      const focused = nbsp(await page.locator('.action-widget .monaco-list-row.focused').innerText().catch(() => ''));
+      if (/Preview derived MCP Tool/.test(focused)) break;
+      await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('Enter');
+    viaAction = await poll(async () => {
+      if ((await page.locator('.editor-group-container').count()) < 2) return undefined;
+      const t = await groupText(1);
+      return /"name"/.test(t) ? t : undefined;
+    }, 15000) || '';
+  } else {
+    await page.keyboard.press('Escape');
+  }
+  mark('code_action');
+  check('code-action', offered && viaAction.includes('"name": '), { offered: res.code_actions, preview: viaAction.slice(0, 80) });
+  await shot('08b-code-action-preview');
+
   res.notifications = (await page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts().catch(() => [])).map(nbsp);
 } catch (e) {
   res.error = String(e && e.stack || e);
@@ -258,7 +300,7 @@ try {
 fs.writeFileSync(`${out}/result.json`, JSON.stringify(res, null, 1));
 const all = Object.values(res.checks);
 const failed = all.filter((c) => !c.ok).length;
-const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change', 'yaml-mode', 'title-button'];
+const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change', 'yaml-mode', 'title-button', 'code-action'];
 const missing = want.filter((k) => !(k in res.checks));
 console.log(`timings (ms since start): ${JSON.stringify(res.t_ms)}`);
 console.log(`vscode-e2e: ${all.length - failed} passed, ${failed + missing.length} failed`);

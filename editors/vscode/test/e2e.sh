@@ -138,11 +138,14 @@ start_code_server() {
     --log trace --disable-telemetry --disable-update-check --disable-workspace-trust "$dir/ws" \
     >>"$OUT/code-server.log" 2>&1 &
   CS_PID=$!
+  local ready=
   for _ in $(seq 300); do
-    python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$PORT/healthz', timeout=1)" 2>/dev/null && break
+    python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$PORT/healthz', timeout=1)" 2>/dev/null &&
+      { ready=1; break; }
     kill -0 "$CS_PID" 2>/dev/null || { cat "$OUT/code-server.log"; die "code-server exited"; }
     sleep 0.2
   done
+  [ -n "$ready" ] || { tail -20 "$OUT/code-server.log"; die "code-server did not answer on 127.0.0.1:$PORT"; }
   log "code-server $CODE_SERVER_VERSION listening on 127.0.0.1:$PORT"
 }
 

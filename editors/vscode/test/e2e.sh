@@ -181,7 +181,7 @@ fi
 
 # 9. on the wire: initializationOptions carry exactly the settings the user set (SPEC §1). The
 #    client's verbose trace reaches the "CWL MCP" output log because code-server runs with --log trace.
-LOGFILE=$(find "$RUN/main/user/logs" -path '*cwl-mcp.cwl-mcp*' -name '*.log' 2>/dev/null | head -1)
+LOGFILE=$(find "$RUN/main/user/logs" -path '*cwl-mcp.cwl-mcp*' -name '*.log' 2>/dev/null | head -1 || true)
 [ -n "$LOGFILE" ] && cp "$LOGFILE" "$OUT/cwl-mcp-output.log"
 python3 - "$OUT/cwl-mcp-output.log" "$OUT/result.json" "$OUT/result-missing-server.json" <<'PY' || rc=1
 import json, sys

@@ -303,5 +303,5 @@ const failed = all.filter((c) => !c.ok).length;
 const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change', 'yaml-mode', 'title-button', 'code-action'];
 const missing = want.filter((k) => !(k in res.checks));
 console.log(`timings (ms since start): ${JSON.stringify(res.t_ms)}`);
-console.log(`vscode-e2e: ${all.length - failed} passed, ${failed + missing.length} failed`);
+console.log(`browser checks: ${all.length - failed} passed, ${failed + missing.length} failed (missing: ${missing.join(', ') || 'none'})`);
 process.exit(failed + missing.length === 0 ? 0 : 1);

@@ -183,6 +183,7 @@ fi
 #    client's verbose trace reaches the "CWL MCP" output log because code-server runs with --log trace.
 LOGFILE=$(find "$RUN/main/user/logs" -path '*cwl-mcp.cwl-mcp*' -name '*.log' 2>/dev/null | head -1 || true)
 [ -n "$LOGFILE" ] && cp "$LOGFILE" "$OUT/cwl-mcp-output.log"
+log "screenshots, result.json and the extension's log in ${OUT#"$REPO"/}"
 python3 - "$OUT/cwl-mcp-output.log" "$OUT/result.json" "$OUT/result-missing-server.json" <<'PY' || rc=1
 import json, sys
 log_path, result_path = sys.argv[1], sys.argv[2]
@@ -217,9 +218,8 @@ for name, (ok, got) in checks.items():
     res["checks"][name] = {"ok": ok, "detail": got}
 json.dump(res, open(result_path, "w"), indent=1)
 failed = sum(not c["ok"] for c in res["checks"].values())
-print(f"vscode-e2e total: {len(res['checks']) - failed} passed, {failed} failed")
+print(f"vscode-e2e: {len(res['checks']) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 PY
 [ "$MISSING_RC" = 0 ] || rc=1
-log "done, exit $rc (screenshots, result.json and the extension's log in ${OUT#"$REPO"/})"
-exit $rc
+exit $rc   # the line above, "vscode-e2e: N passed, M failed", is the last one printed

@@ -4,6 +4,7 @@ pub mod cli;
 pub mod config;
 pub mod cwl;
 pub mod document;
+pub mod features;
 pub mod hint;
 pub mod server;
 pub mod settings;

@@ -1,5 +1,7 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
+pub mod lsp;
+
 use std::path::{Path, PathBuf};
 
 /// `../shared` beside the project, when it is there (CI and developer machines); tests over it

@@ -9,6 +9,7 @@ use crate::document::Snapshot;
 use crate::document::yaml::YamlDoc;
 use crate::hint::validate;
 use crate::settings::Settings;
+use crate::tools;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -62,6 +63,11 @@ pub struct DocumentContext {
     pub file_stem: String,
     /// The document's URI (`file:///…`), which cwl2mcp uses as the key of a process without id.
     pub uri: String,
+    /// The document's path, when it is a file (local `$import`/`$include` are read from it).
+    pub path: Option<std::path::PathBuf>,
+    /// The folder local reads must stay in (workspace folder, CLI root); default: the
+    /// document's folder.
+    pub sandbox_root: Option<std::path::PathBuf>,
 }
 
 impl DocumentContext {
@@ -73,6 +79,8 @@ impl DocumentContext {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             uri: format!("file://{}", abs.display()),
+            path: Some(abs),
+            sandbox_root: None,
         }
     }
 
@@ -82,6 +90,8 @@ impl DocumentContext {
         DocumentContext {
             file_stem: percent_decode(stem),
             uri: uri.to_string(),
+            path: None,
+            sandbox_root: None,
         }
     }
 }
@@ -129,6 +139,11 @@ pub fn diagnostics_of(
         .collect();
     let view = CwlView::new(yaml);
     out.extend(validate::validate(&view, yaml, snapshot, settings, context));
+    let profile = settings.profile;
+    let entries = tools::derive_document(yaml, &view, settings, context, &|_, hinted| {
+        tools::diagnosed(profile, hinted)
+    });
+    out.extend(tools::diagnostics(&entries, profile));
     out.sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
     out.dedup();
     out

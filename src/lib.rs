@@ -9,3 +9,4 @@ pub mod features;
 pub mod hint;
 pub mod server;
 pub mod settings;
+pub mod tools;

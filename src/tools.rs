@@ -1,0 +1,222 @@
+//! The derived MCP Tools of one document: which processes become Tools, their derivation, and
+//! where each problem sits in the text. Diagnostics, the CLI (`derive`, `tools-list`) and the
+//! server's preview all read this one function's result.
+use std::ops::Range;
+
+use serde_json::Value;
+
+use crate::analysis::{Diagnostic, DocumentContext, Severity};
+use crate::cwl::{self, CwlView, PathSeg, Process};
+use crate::derive::view::{Location, derive_process};
+use crate::derive::{Derivation, DeriveOptions, Problem, codes};
+use crate::document::yaml::YamlDoc;
+use crate::hint::validate::process_hints;
+use crate::settings::{Profile, Settings};
+
+/// One process and the Tool derived from it.
+#[derive(Clone, Debug)]
+pub struct ToolEntry {
+    /// The cwl2mcp key (id after `#`, `step/run` for inline processes, else the file URI).
+    pub key: String,
+    /// The process `id` as written.
+    pub id: Option<String>,
+    /// Index in `CwlView::processes`.
+    pub process_index: usize,
+    pub hinted: bool,
+    /// What the code lens and name diagnostics point at: the hint's class, or the process's
+    /// `class` key when there is no hint.
+    pub anchor: Range<usize>,
+    /// The process's whole span.
+    pub span: Range<usize>,
+    pub derivation: Derivation,
+    /// Each problem with the span it concerns.
+    pub located: Vec<(Problem, Range<usize>)>,
+}
+
+impl ToolEntry {
+    pub fn name(&self) -> Option<&str> {
+        self.derivation.tool.as_ref()?.get("name")?.as_str()
+    }
+
+    /// Whether `selector` (a key, an id as written, or an id without its `#`) names this process.
+    pub fn matches(&self, selector: &str) -> bool {
+        let bare = selector.trim_start_matches('#');
+        self.key == selector
+            || self.key == bare
+            || self.id.as_deref() == Some(selector)
+            || self.id.as_deref().map(|i| i.trim_start_matches('#')) == Some(bare)
+    }
+}
+
+/// Whether a process becomes a Tool worth diagnosing under the profile: every process under
+/// `cwl2mcp` (the exporter exports them all), only hinted ones under `extension`.
+pub fn diagnosed(profile: Profile, hinted: bool) -> bool {
+    hinted || profile == Profile::Cwl2mcp
+}
+
+/// Derives the Tool of every process of the document (`only`: restrict to the processes for
+/// which it returns true, to save work).
+pub fn derive_document(
+    yaml: &YamlDoc,
+    view: &CwlView,
+    settings: &Settings,
+    context: &DocumentContext,
+    only: &dyn Fn(&Process, bool) -> bool,
+) -> Vec<ToolEntry> {
+    let wanted: Vec<(usize, bool)> = view
+        .processes
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i, process_hints(view, p).hint.is_some()))
+        .filter(|(i, hinted)| only(&view.processes[*i], *hinted))
+        .collect();
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let root = yaml.to_json();
+    let opts = DeriveOptions::from_settings(settings);
+    let location = Location {
+        path: context.path.as_deref(),
+        sandbox_root: context.sandbox_root.as_deref(),
+    };
+    let mut out = Vec::new();
+    for (index, hinted) in wanted {
+        let process = &view.processes[index];
+        let hints = process_hints(view, process);
+        let anchor = hints
+            .hint
+            .and_then(|h| h.class_node.map(|n| n.span.clone()))
+            .unwrap_or_else(|| process.class_pair.key.span.clone());
+        let derivation = match &root {
+            Some(root) => derive_process(root, view, process, context, location, &opts),
+            None => Derivation {
+                tool: None,
+                problems: vec![Problem {
+                    code: codes::TYPE_TOO_COMPLEX,
+                    message: "the document expands to too many values (YAML aliases nested too \
+                              deep); no Tool is derived"
+                        .into(),
+                    path: Vec::new(),
+                    blocking: true,
+                }],
+            },
+        };
+        let located = derivation
+            .problems
+            .iter()
+            .map(|p| (p.clone(), problem_span(yaml, process, &p.path, &anchor)))
+            .collect();
+        out.push(ToolEntry {
+            key: process.key.clone().unwrap_or_else(|| context.uri.clone()),
+            id: process.id.map(str::to_string),
+            process_index: index,
+            hinted,
+            anchor,
+            span: process.node.span.clone(),
+            derivation,
+            located,
+        });
+    }
+    out
+}
+
+/// The span of the node a problem's path names: the key of the last mapping step when there is
+/// one (short and precise), else the value; the anchor for the process itself.
+fn problem_span(
+    yaml: &YamlDoc,
+    process: &Process,
+    path: &[PathSeg],
+    anchor: &Range<usize>,
+) -> Range<usize> {
+    let Some((last, parent_path)) = path.split_last() else {
+        return anchor.clone();
+    };
+    let Some(parent) = cwl::node_at(yaml, process.node, parent_path) else {
+        return anchor.clone();
+    };
+    match last {
+        PathSeg::Key(k) => match parent.entry(k) {
+            Some(pair) if pair.value.span.is_empty() || pair.value.is_map() || pair.value.items().is_some() => {
+                pair.key.span.clone()
+            }
+            Some(pair) => pair.value.span.clone(),
+            None => parent_key_span(yaml, process, parent_path).unwrap_or(anchor.clone()),
+        },
+        PathSeg::Index(i) => parent
+            .items()
+            .and_then(|items| items.get(*i))
+            .map(|n| n.span.clone())
+            .unwrap_or_else(|| anchor.clone()),
+    }
+}
+
+fn parent_key_span(yaml: &YamlDoc, process: &Process, path: &[PathSeg]) -> Option<Range<usize>> {
+    let (last, parent_path) = path.split_last()?;
+    let parent = cwl::node_at(yaml, process.node, parent_path)?;
+    match last {
+        PathSeg::Key(k) => parent.entry(k).map(|p| p.key.span.clone()),
+        PathSeg::Index(i) => parent.items()?.get(*i).map(|n| n.span.clone()),
+    }
+}
+
+/// The diagnostics derivation adds to the view's: `mcp-schema`, the engine's problems, and
+/// `tool-name-duplicate` within the document.
+pub fn diagnostics(entries: &[ToolEntry], profile: Profile) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for entry in entries {
+        if !diagnosed(profile, entry.hinted) {
+            continue;
+        }
+        for (problem, span) in &entry.located {
+            if problem.also_reported_by_view() {
+                continue;
+            }
+            let severity = if problem.blocking || problem.code == codes::MCP_SCHEMA {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            out.push(Diagnostic::new(span.clone(), severity, problem.code, &problem.message));
+        }
+    }
+    for (i, entry) in entries.iter().enumerate() {
+        if !diagnosed(profile, entry.hinted) {
+            continue;
+        }
+        let Some(name) = entry.name() else { continue };
+        let others: Vec<&ToolEntry> = entries
+            .iter()
+            .enumerate()
+            .filter(|(j, e)| *j != i && diagnosed(profile, e.hinted) && e.name() == Some(name))
+            .map(|(_, e)| e)
+            .collect();
+        if let Some(other) = others.first() {
+            out.push(Diagnostic::new(
+                entry.anchor.clone(),
+                Severity::Warning,
+                "tool-name-duplicate",
+                format!(
+                    "the MCP tool name `{name}` is also derived for the process `{}` in this \
+                     document; names must be unique within a server",
+                    other.key
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The blocking problems of a refused Tool, for error messages.
+pub fn refusal_reasons(entry: &ToolEntry) -> Vec<&Problem> {
+    entry
+        .derivation
+        .problems
+        .iter()
+        .filter(|p| p.blocking)
+        .collect()
+}
+
+/// A Tool JSON value with sorted keys (what `derive` prints and the preview returns).
+pub fn sorted(tool: &Value) -> Value {
+    crate::derive::view::sorted(tool)
+}

@@ -1,6 +1,6 @@
 use clap::Parser;
 
-use cwl_mcp_lsp::cli::{Cli, Command, FormatArg, check};
+use cwl_mcp_lsp::cli::{Cli, Command, FormatArg, check, derive};
 
 fn main() {
     let cli = match Cli::try_parse() {
@@ -26,6 +26,23 @@ fn main() {
             let mut out = stdout.lock();
             check::run(&paths, &options.layer(), format, &mut out)
         }
+        Some(Command::Derive {
+            options,
+            all,
+            target,
+        }) => derive::run_derive(
+            &target,
+            all,
+            &options.layer(),
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
+        Some(Command::ToolsList { options, paths }) => derive::run_tools_list(
+            &paths,
+            &options.layer(),
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
     };
     std::process::exit(code);
 }

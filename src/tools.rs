@@ -23,6 +23,8 @@ pub struct ToolEntry {
     /// Index in `CwlView::processes`.
     pub process_index: usize,
     pub hinted: bool,
+    /// Written inline under a step's `run:`.
+    pub inline: bool,
     /// What the code lens and name diagnostics point at: the hint's class, or the process's
     /// `class` key when there is no hint.
     pub anchor: Range<usize>,
@@ -111,6 +113,7 @@ pub fn derive_document(
             id: process.id.map(str::to_string),
             process_index: index,
             hinted,
+            inline: process.inline,
             anchor,
             span: process.node.span.clone(),
             derivation,
@@ -136,7 +139,11 @@ fn problem_span(
     };
     match last {
         PathSeg::Key(k) => match parent.entry(k) {
-            Some(pair) if pair.value.span.is_empty() || pair.value.is_map() || pair.value.items().is_some() => {
+            Some(pair)
+                if pair.value.span.is_empty()
+                    || pair.value.is_map()
+                    || pair.value.items().is_some() =>
+            {
                 pair.key.span.clone()
             }
             Some(pair) => pair.value.span.clone(),
@@ -176,7 +183,12 @@ pub fn diagnostics(entries: &[ToolEntry], profile: Profile) -> Vec<Diagnostic> {
             } else {
                 Severity::Warning
             };
-            out.push(Diagnostic::new(span.clone(), severity, problem.code, &problem.message));
+            out.push(Diagnostic::new(
+                span.clone(),
+                severity,
+                problem.code,
+                &problem.message,
+            ));
         }
     }
     for (i, entry) in entries.iter().enumerate() {

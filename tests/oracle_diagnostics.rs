@@ -7,7 +7,10 @@ use cwl_mcp_lsp::analysis::{self, DocumentContext, Severity};
 use cwl_mcp_lsp::document::{Encoding, Snapshot};
 use cwl_mcp_lsp::settings::{Profile, Settings};
 
-const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/oracle/cases");
+const CASES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/derive/oracle-runs/cases"
+);
 
 /// Lines named as `<file>.cwl:LINE:COL:` in the plugin's message.
 fn named_lines(message: &str, file: &str) -> Vec<u32> {

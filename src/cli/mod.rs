@@ -1,5 +1,6 @@
 //! The command line (SPEC §1): `serve` (the default), `check`, `derive`, `tools-list`.
 pub mod check;
+pub mod derive;
 
 use std::path::PathBuf;
 
@@ -35,6 +36,23 @@ pub enum Command {
         options: CommonOptions,
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Print the derived MCP Tool of FILE (or of the process FILE#ID) as JSON.
+    Derive {
+        #[command(flatten)]
+        options: CommonOptions,
+        /// Every process of the document, inline `run:` processes included, as {ID: Tool}.
+        #[arg(long)]
+        all: bool,
+        /// FILE or FILE#ID.
+        target: String,
+    },
+    /// Print the MCP `tools/list` result an MCP server built from these files would serve.
+    ToolsList {
+        #[command(flatten)]
+        options: CommonOptions,
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },

@@ -6,9 +6,8 @@
 //! the [`DocumentContext`](crate::analysis::DocumentContext). They return plain data with byte
 //! spans; `server/convert.rs` turns it into LSP types. Nothing here knows LSP.
 //!
-//! The "Preview derived MCP Tool" code action (command `cwl-mcp.previewTool`) is not here: it
-//! belongs to the derivation (branch `derive`), and plugs into `server/backend.rs` at the place
-//! marked `PREVIEW-TOOL`.
+//! `preview.rs` answers "Preview derived MCP Tool" (code action, code lenses, and the command
+//! `cwl-mcp.previewTool`) from the same derivation as `cwl-mcp-lsp derive`.
 pub mod code_actions;
 pub mod completion;
 pub mod edits;
@@ -17,6 +16,7 @@ pub mod hover;
 pub mod inlay_hints;
 pub mod locate;
 pub mod outline;
+pub mod preview;
 pub mod symbols;
 
 use std::ops::Range;

@@ -12,8 +12,12 @@ use super::convert;
 use super::state::{Job, OpenDocument, State, uri_path};
 use crate::analysis::{self, DocumentContext};
 use crate::config::Layer;
+use crate::features::preview::{self, PREVIEW_COMMAND};
 use crate::document::{Change, Document, Encoding, LineIndex};
 use crate::features;
+
+/// The kind of the preview code action (a source action: it changes nothing).
+const PREVIEW_KIND: &str = "source.previewTool";
 
 pub struct Backend {
     client: Client,
@@ -345,12 +349,21 @@ impl LanguageServer for Backend {
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 code_action_provider: Some(CodeActionProviderCapability::Options(
                     CodeActionOptions {
-                        // PREVIEW-TOOL: the derivation adds its kind and command here.
-                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        code_action_kinds: Some(vec![
+                            CodeActionKind::QUICKFIX,
+                            CodeActionKind::new(PREVIEW_KIND),
+                        ]),
                         resolve_provider: Some(false),
                         ..Default::default()
                     },
                 )),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: vec![PREVIEW_COMMAND.into()],
+                    work_done_progress_options: Default::default(),
+                }),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 diagnostic_provider: Some(DiagnosticServerCapabilities::Options(
@@ -494,6 +507,9 @@ impl LanguageServer for Backend {
             .lines
             .offset(convert::from_lsp(params.range.end), encoding)
             .map_err(|e| invalid_params(e.to_string()))?;
+        let wants_preview = params.context.only.as_ref().is_none_or(|only| {
+            only.iter().any(|k| PREVIEW_KIND.starts_with(k.as_str()))
+        });
         let wants_fixes = params.context.only.as_ref().is_none_or(|only| {
             only.iter()
                 .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
@@ -518,8 +534,24 @@ impl LanguageServer for Backend {
                     ))
                 }));
             }
-            // PREVIEW-TOOL: "Preview derived MCP Tool" (command `cwl-mcp.previewTool`, arguments
-            // `[uri, processId or null]`) is appended here by the derivation (branch `derive`).
+            if wants_preview
+                && let Some(key) = preview::process_key_at(&job.snapshot, &job.context, start)
+            {
+                let command = Command {
+                    title: "Preview derived MCP Tool".into(),
+                    command: PREVIEW_COMMAND.into(),
+                    arguments: Some(vec![
+                        serde_json::Value::String(uri.as_str().to_string()),
+                        serde_json::Value::String(key),
+                    ]),
+                };
+                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: "Preview derived MCP Tool".into(),
+                    kind: Some(CodeActionKind::new(PREVIEW_KIND)),
+                    command: Some(command),
+                    ..Default::default()
+                }));
+            }
             actions
         })
         .await?;
@@ -559,6 +591,66 @@ impl LanguageServer for Backend {
         })
         .await?;
         Ok(Some(DocumentSymbolResponse::Nested(symbols)))
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command != PREVIEW_COMMAND {
+            return Err(invalid_params(format!("unknown command `{}`", params.command)));
+        }
+        let uri_text = params
+            .arguments
+            .first()
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| invalid_params("expected arguments [uri, processId or null]".into()))?;
+        let uri: Uri = uri_text
+            .parse()
+            .map_err(|_| invalid_params(format!("not a URI: {uri_text}")))?;
+        let key = params
+            .arguments
+            .get(1)
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        let job = self.job(&uri)?;
+        let answer = guarded("preview", move || {
+            preview::preview(&job.snapshot, &job.settings, &job.context, key.as_deref())
+        })
+        .await?;
+        match answer {
+            Ok(tool) => Ok(Some(tool)),
+            Err(e) => Err(Error {
+                code: ErrorCode::ServerError(-32803), // LSP RequestFailed
+                message: e.to_string().into(),
+                data: None,
+            }),
+        }
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let uri = params.text_document.uri;
+        let job = self.job(&uri)?;
+        let encoding = lock(&self.state).encoding;
+        let lines = job.snapshot.lines.clone();
+        let lenses = guarded("code lenses", move || {
+            preview::code_lenses(&job.snapshot, &job.settings, &job.context)
+        })
+        .await?;
+        Ok(Some(
+            lenses
+                .into_iter()
+                .map(|lens| CodeLens {
+                    range: convert::range(&lines, &lens.span, encoding),
+                    command: Some(Command {
+                        title: lens.title,
+                        command: PREVIEW_COMMAND.into(),
+                        arguments: Some(vec![
+                            serde_json::Value::String(uri.as_str().to_string()),
+                            serde_json::Value::String(lens.key),
+                        ]),
+                    }),
+                    data: None,
+                })
+                .collect(),
+        ))
     }
 
     async fn diagnostic(

@@ -298,8 +298,18 @@ fn probes_match_cwl2ogc() {
                 case.file_name().unwrap().to_string_lossy()
             );
         }
-        let want = read_json(&case.with_extension("cwl2ogc.json"));
         let d = doc.derive(process, &key, &cwl2mcp(), None);
+        if case.with_extension("error.txt").exists() {
+            // cwl2ogc's schema could not be serialized: the exporter fails, so we refuse.
+            if d.exported().is_some() {
+                failures.push(format!(
+                    "{}: recorded failure, exported here",
+                    case.display()
+                ));
+            }
+            continue;
+        }
+        let want = read_json(&case.with_extension("cwl2ogc.json"));
         let Some(tool) = d.tool.as_ref() else {
             failures.push(format!("{}: no tool: {:?}", case.display(), d.problems));
             continue;

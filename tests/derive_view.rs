@@ -277,11 +277,20 @@ fn probes_through_the_view() {
         if case.extension().is_none_or(|e| e != "cwl") {
             continue;
         }
+        let got = derive_all(&case, &dir, &DeriveOptions::for_profile(Profile::Cwl2mcp));
+        if case.with_extension("error.txt").exists() {
+            if got.iter().all(|(_, d)| d.exported().is_some()) {
+                failures.push(format!(
+                    "{}: recorded failure, exported here",
+                    case.display()
+                ));
+            }
+            continue;
+        }
         let want: Value = serde_json::from_str(
             &std::fs::read_to_string(case.with_extension("cwl2ogc.json")).unwrap(),
         )
         .unwrap();
-        let got = derive_all(&case, &dir, &DeriveOptions::for_profile(Profile::Cwl2mcp));
         for (i, (key, d)) in got.iter().enumerate() {
             let expected = if i == 0 {
                 &want

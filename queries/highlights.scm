@@ -77,3 +77,15 @@
   "---"
   "..."
 ] @punctuation.special
+
+; MCP extension (cwl-mcp-lsp): the hint class and the keys of its fields and annotations.
+((string_scalar) @type
+  (#match? @type "^[A-Za-z_][A-Za-z0-9_.-]*:(Tool|ToolAnnotations|Annotations)$"))
+
+(block_mapping_pair
+  key: (flow_node
+    (plain_scalar
+      (string_scalar) @property.builtin))
+  (#any-of? @property.builtin
+    "useWhen" "doNotUseWhen" "aliases" "annotations"
+    "readOnlyHint" "destructiveHint" "idempotentHint" "openWorldHint"))

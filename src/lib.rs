@@ -5,6 +5,7 @@ pub mod config;
 pub mod cwl;
 pub mod derive;
 pub mod document;
+pub mod features;
 pub mod hint;
 pub mod server;
 pub mod settings;

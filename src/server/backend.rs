@@ -13,6 +13,7 @@ use super::state::{Job, OpenDocument, State, uri_path};
 use crate::analysis::{self, DocumentContext};
 use crate::config::Layer;
 use crate::document::{Change, Document, Encoding, LineIndex};
+use crate::features;
 
 pub struct Backend {
     client: Client,
@@ -130,6 +131,19 @@ impl Backend {
         lock(&self.state)
             .job(uri)
             .ok_or_else(|| invalid_params(format!("unknown document: {}", uri.as_str())))
+    }
+
+    /// The job of an open document, the negotiated encoding, and `position` as a byte offset.
+    /// An unknown document or a position past its end is an error, not a panic.
+    fn locate(&self, uri: &Uri, position: Position) -> Result<(Job, Encoding, usize)> {
+        let job = self.job(uri)?;
+        let encoding = lock(&self.state).encoding;
+        let at = job
+            .snapshot
+            .lines
+            .offset(convert::from_lsp(position), encoding)
+            .map_err(|e| invalid_params(e.to_string()))?;
+        Ok((job, encoding, at))
     }
 
     async fn pull_configuration(&self) {
@@ -323,6 +337,22 @@ impl LanguageServer for Backend {
                         ..Default::default()
                     },
                 )),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec![":".into(), " ".into()]),
+                    resolve_provider: Some(false),
+                    ..Default::default()
+                }),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        // PREVIEW-TOOL: the derivation adds its kind and command here.
+                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        resolve_provider: Some(false),
+                        ..Default::default()
+                    },
+                )),
+                inlay_hint_provider: Some(OneOf::Left(true)),
+                document_symbol_provider: Some(OneOf::Left(true)),
                 diagnostic_provider: Some(DiagnosticServerCapabilities::Options(
                     DiagnosticOptions {
                         identifier: Some("cwl-mcp".into()),
@@ -430,6 +460,105 @@ impl LanguageServer for Backend {
             _ => self.pull_configuration().await,
         }
         self.mark_all_dirty();
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let pos = params.text_document_position;
+        let (job, encoding, at) = self.locate(&pos.text_document.uri, pos.position)?;
+        let items = guarded("completion", move || {
+            let items = features::completion::completion(&job.snapshot, &job.settings, at);
+            items
+                .iter()
+                .map(|c| convert::completion(&job.snapshot.lines, c, encoding))
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok((!items.is_empty()).then_some(CompletionResponse::Array(items)))
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let pos = params.text_document_position_params;
+        let (job, encoding, at) = self.locate(&pos.text_document.uri, pos.position)?;
+        guarded("hover", move || {
+            features::hover::hover(&job.snapshot, &job.settings, &job.context, at)
+                .map(|h| convert::hover(&job.snapshot.lines, &h, encoding))
+        })
+        .await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri;
+        let (job, encoding, start) = self.locate(&uri, params.range.start)?;
+        let end = job
+            .snapshot
+            .lines
+            .offset(convert::from_lsp(params.range.end), encoding)
+            .map_err(|e| invalid_params(e.to_string()))?;
+        let wants_fixes = params.context.only.as_ref().is_none_or(|only| {
+            only.iter()
+                .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
+        });
+        let client_diagnostics = params.context.diagnostics;
+        let actions = guarded("code actions", move || {
+            let mut actions: Vec<CodeActionOrCommand> = Vec::new();
+            if wants_fixes {
+                let fixes = features::code_actions::quick_fixes(
+                    &job.snapshot,
+                    &job.settings,
+                    &job.context,
+                    start.min(end)..start.max(end),
+                );
+                actions.extend(fixes.iter().map(|f| {
+                    CodeActionOrCommand::CodeAction(convert::quick_fix(
+                        &job.snapshot.lines,
+                        &uri,
+                        f,
+                        &client_diagnostics,
+                        encoding,
+                    ))
+                }));
+            }
+            // PREVIEW-TOOL: "Preview derived MCP Tool" (command `cwl-mcp.previewTool`, arguments
+            // `[uri, processId or null]`) is appended here by the derivation (branch `derive`).
+            actions
+        })
+        .await?;
+        Ok(Some(actions))
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        let (job, encoding, start) = self.locate(&params.text_document.uri, params.range.start)?;
+        // A visible range reaching past the end is harmless here: it means "to the end".
+        let end = job
+            .snapshot
+            .lines
+            .offset(convert::from_lsp(params.range.end), encoding)
+            .unwrap_or(job.snapshot.text.len());
+        let hints = guarded("inlay hints", move || {
+            features::inlay_hints::inlay_hints(&job.snapshot, &job.settings)
+                .iter()
+                .filter(|h| start <= h.at && h.at <= end)
+                .map(|h| convert::inlay_hint(&job.snapshot.lines, h, encoding))
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok(Some(hints))
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        let job = self.job(&params.text_document.uri)?;
+        let encoding = lock(&self.state).encoding;
+        let symbols = guarded("document symbols", move || {
+            features::symbols::symbols(&job.snapshot)
+                .iter()
+                .map(|s| convert::symbol(&job.snapshot.lines, s, encoding))
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok(Some(DocumentSymbolResponse::Nested(symbols)))
     }
 
     async fn diagnostic(

@@ -37,3 +37,135 @@ pub fn diagnostic(lines: &LineIndex, d: &Diagnostic, enc: Encoding) -> lsp::Diag
         ..Default::default()
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Editor features (`crate::features`).
+
+use crate::features::Edit;
+use crate::features::code_actions::Fix;
+use crate::features::completion::{Completion, CompletionKind};
+use crate::features::hover::Hover;
+use crate::features::inlay_hints::InlayHint;
+use crate::features::symbols::{Symbol, SymbolKind};
+
+pub fn text_edit(lines: &LineIndex, edit: &Edit, enc: Encoding) -> lsp::TextEdit {
+    lsp::TextEdit {
+        range: range(lines, &edit.span, enc),
+        new_text: edit.new_text.clone(),
+    }
+}
+
+fn markdown(value: &str) -> lsp::MarkupContent {
+    lsp::MarkupContent {
+        kind: lsp::MarkupKind::Markdown,
+        value: value.to_string(),
+    }
+}
+
+pub fn completion(lines: &LineIndex, c: &Completion, enc: Encoding) -> lsp::CompletionItem {
+    lsp::CompletionItem {
+        label: c.label.clone(),
+        kind: Some(match c.kind {
+            CompletionKind::Class => lsp::CompletionItemKind::CLASS,
+            CompletionKind::Field => lsp::CompletionItemKind::FIELD,
+            CompletionKind::Value => lsp::CompletionItemKind::VALUE,
+            CompletionKind::Namespace => lsp::CompletionItemKind::MODULE,
+        }),
+        detail: Some(c.detail.clone()),
+        documentation: Some(lsp::Documentation::MarkupContent(markdown(
+            &c.documentation,
+        ))),
+        preselect: c.preselect.then_some(true),
+        sort_text: Some(c.sort_text.clone()),
+        filter_text: Some(c.label.clone()),
+        insert_text_format: Some(if c.snippet {
+            lsp::InsertTextFormat::SNIPPET
+        } else {
+            lsp::InsertTextFormat::PLAIN_TEXT
+        }),
+        insert_text_mode: c.as_is.then_some(lsp::InsertTextMode::AS_IS),
+        text_edit: Some(lsp::CompletionTextEdit::Edit(text_edit(
+            lines, &c.edit, enc,
+        ))),
+        additional_text_edits: (!c.additional_edits.is_empty()).then(|| {
+            c.additional_edits
+                .iter()
+                .map(|e| text_edit(lines, e, enc))
+                .collect()
+        }),
+        ..Default::default()
+    }
+}
+
+pub fn hover(lines: &LineIndex, h: &Hover, enc: Encoding) -> lsp::Hover {
+    lsp::Hover {
+        contents: lsp::HoverContents::Markup(markdown(&h.markdown)),
+        range: Some(range(lines, &h.span, enc)),
+    }
+}
+
+/// A quick fix as a code action on `uri`, attached to the client's diagnostics it resolves
+/// (matched by code and range).
+pub fn quick_fix(
+    lines: &LineIndex,
+    uri: &lsp::Uri,
+    fix: &Fix,
+    client_diagnostics: &[lsp::Diagnostic],
+    enc: Encoding,
+) -> lsp::CodeAction {
+    let attached: Vec<lsp::Diagnostic> = client_diagnostics
+        .iter()
+        .filter(|d| {
+            fix.diagnostics.iter().any(|(code, span)| {
+                d.code == Some(lsp::NumberOrString::String(code.to_string()))
+                    && d.range == range(lines, span, enc)
+            })
+        })
+        .cloned()
+        .collect();
+    let edits = fix.edits.iter().map(|e| text_edit(lines, e, enc)).collect();
+    lsp::CodeAction {
+        title: fix.title.clone(),
+        kind: Some(lsp::CodeActionKind::QUICKFIX),
+        diagnostics: (!attached.is_empty()).then_some(attached),
+        edit: Some(lsp::WorkspaceEdit {
+            changes: Some([(uri.clone(), edits)].into_iter().collect()),
+            ..Default::default()
+        }),
+        is_preferred: fix.preferred.then_some(true),
+        ..Default::default()
+    }
+}
+
+pub fn inlay_hint(lines: &LineIndex, h: &InlayHint, enc: Encoding) -> lsp::InlayHint {
+    lsp::InlayHint {
+        position: position(lines.position(h.at, enc)),
+        label: lsp::InlayHintLabel::String(h.label.clone()),
+        kind: None,
+        text_edits: None,
+        tooltip: Some(lsp::InlayHintTooltip::MarkupContent(markdown(&h.tooltip))),
+        padding_left: Some(true),
+        padding_right: None,
+        data: None,
+    }
+}
+
+#[allow(deprecated)] // `DocumentSymbol::deprecated` must still be written
+pub fn symbol(lines: &LineIndex, s: &Symbol, enc: Encoding) -> lsp::DocumentSymbol {
+    lsp::DocumentSymbol {
+        name: s.name.clone(),
+        detail: s.detail.clone(),
+        kind: match s.kind {
+            SymbolKind::Process => lsp::SymbolKind::CLASS,
+            SymbolKind::Hint => lsp::SymbolKind::INTERFACE,
+            SymbolKind::Input => lsp::SymbolKind::FIELD,
+            SymbolKind::Output => lsp::SymbolKind::PROPERTY,
+        },
+        tags: None,
+        deprecated: None,
+        range: range(lines, &s.span, enc),
+        selection_range: range(lines, &s.selection, enc),
+        children: (!s.children.is_empty())
+            .then(|| s.children.iter().map(|c| symbol(lines, c, enc)).collect()),
+    }
+}

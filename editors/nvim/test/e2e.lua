@@ -1,0 +1,212 @@
+-- Headless Neovim end-to-end test of the cwl_mcp plugin against a real server (see run.sh).
+-- Opens FILE (a copy of editors/test-fixtures/broken-hint.cwl) and checks: the buffer gets
+-- filetype cwl and the client attaches; a `namespace-unbound` diagnostic of source cwl-mcp
+-- arrives; hover on `readOnlyHint` mentions "default"; completion on a new line inside `mcp:Tool`
+-- offers `useWhen`; :CwlMcpPreview shows JSON with "name": "echo_region" and an inputSchema, and it
+-- follows an edit of the id. Writes OUT (JSON) and exits non-zero when a check failed.
+local json_encode = (vim.json and vim.json.encode) or vim.fn.json_encode
+local json_decode = (vim.json and vim.json.decode) or vim.fn.json_decode
+local uv = vim.uv or vim.loop
+local file = vim.fn.fnamemodify(assert(os.getenv('FILE'), 'FILE unset'), ':p')
+local out_path = os.getenv('OUT') or 'nvim-e2e.json'
+local expected = os.getenv('EXPECT_NAME') or 'echo_region'
+local timeout = tonumber(os.getenv('TIMEOUT_MS') or '20000')
+local v = vim.version()
+local res = { nvim = ('%d.%d.%d'):format(v.major, v.minor, v.patch), mode = os.getenv('MODE') or 'enable',
+              checks = {}, order = {}, t_ms = {} }
+local t0 = uv.hrtime()
+local function mark(k) res.t_ms[k] = math.floor((uv.hrtime() - t0) / 1e6) end
+local function check(name, ok, detail)
+  res.checks[name] = { ok = ok and true or false, detail = detail }
+  table.insert(res.order, name)
+  local d = type(detail) == 'string' and detail or vim.inspect(detail, { newline = ' ', indent = '' })
+  io.stdout:write(('%s %s: %s\n'):format(ok and 'ok  ' or 'FAIL', name, d:gsub('%s+', ' '):sub(1, 300)))
+end
+
+local cwl = require('cwl_mcp')
+local ok_run, err_run = pcall(function()
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  local buf = vim.api.nvim_get_current_buf()
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local function line_of(pat)
+    for i, l in ipairs(lines) do if l:match(pat) then return i - 1, l end end
+    error('fixture has no line matching ' .. pat)
+  end
+
+  -- attach
+  local client
+  vim.wait(timeout, function()
+    client = cwl.clients(buf)[1]
+    return client ~= nil and client.initialized == true
+  end, 20)
+  mark('attached')
+  check('attach', vim.bo[buf].filetype == 'cwl' and client ~= nil and client.initialized,
+    { filetype = vim.bo[buf].filetype, client = client and client.name or false })
+  if not client then return end
+  res.server_info = client.server_info or vim.NIL
+
+  -- diagnostics
+  local function cwl_diags()
+    local out = {}
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
+      table.insert(out, { lnum = d.lnum, col = d.col, severity = d.severity, source = d.source, code = code,
+                          message = d.message })
+    end
+    return out
+  end
+  local function has_unbound(ds)
+    for _, d in ipairs(ds) do
+      if d.source == 'cwl-mcp' and d.code == 'namespace-unbound' then return true end
+    end
+    return false
+  end
+  vim.wait(timeout, function() return has_unbound(cwl_diags()) end, 20)
+  mark('diagnostics')
+  res.diagnostics = cwl_diags()
+  check('diagnostics', has_unbound(res.diagnostics), res.diagnostics)
+
+  local uri = vim.uri_from_bufnr(buf)
+  local caps = client.server_capabilities or client.resolved_capabilities or {}
+  res.capabilities = caps
+  local cap_of = { ['textDocument/hover'] = 'hoverProvider', ['textDocument/completion'] = 'completionProvider',
+                   ['textDocument/codeAction'] = 'codeActionProvider' }
+  local function request(method, params)
+    -- fail fast (instead of waiting for the timeout) when the server does not offer the method
+    if cap_of[method] and not caps[cap_of[method]] then
+      return nil, ('the server does not advertise %s'):format(cap_of[method])
+    end
+    local r = vim.lsp.buf_request_sync(buf, method, params, timeout) or {}
+    for id, x in pairs(r) do
+      if id == client.id then return x.result, x.error or x.err end
+    end
+    return nil, 'no response'
+  end
+
+  -- hover
+  local hl, htext = line_of('^%s+readOnlyHint:')
+  local hcol = htext:find('readOnlyHint', 1, true) + 1
+  local hover, herr = request('textDocument/hover', { textDocument = { uri = uri }, position = { line = hl, character = hcol } })
+  local text = ''
+  if hover and hover ~= vim.NIL then
+    local c = hover.contents
+    if type(c) == 'string' then text = c
+    elseif c.value then text = c.value
+    else
+      local parts = {}
+      for _, x in ipairs(c) do table.insert(parts, type(x) == 'table' and x.value or x) end
+      text = table.concat(parts, '\n')
+    end
+  end
+  mark('hover')
+  res.hover = text
+  check('hover', text:lower():find('default', 1, true) ~= nil, herr and vim.inspect(herr) or text)
+
+  -- completion on a new line inside mcp:Tool
+  local tl = line_of('^    title:')
+  vim.api.nvim_buf_set_lines(buf, tl + 1, tl + 1, false, { '    ' })
+  local comp, cerr = request('textDocument/completion', { textDocument = { uri = uri },
+    position = { line = tl + 1, character = 4 }, context = { triggerKind = 1 } })
+  local labels = {}
+  local items = (comp and comp ~= vim.NIL) and (comp.items or comp) or {}
+  for _, it in ipairs(items) do table.insert(labels, it.label) end
+  mark('completion')
+  res.completion = labels
+  check('completion', vim.tbl_contains(labels, 'useWhen'), cerr and vim.inspect(cerr) or labels)
+  vim.api.nvim_buf_set_lines(buf, tl + 1, tl + 2, false, {})
+
+  -- informational: the code actions offered in the hint (not asserted)
+  local ca = request('textDocument/codeAction', { textDocument = { uri = uri },
+    range = { start = { line = tl, character = 0 }, ['end'] = { line = tl, character = 4 } }, context = { diagnostics = {} } })
+  res.code_actions = {}
+  for _, a in ipairs((ca and ca ~= vim.NIL) and ca or {}) do table.insert(res.code_actions, a.title) end
+
+  -- :CwlMcpPreview
+  local commands = (caps.executeCommandProvider or {}).commands or {}
+  res.execute_commands = commands
+  if not vim.tbl_contains(commands, 'cwl-mcp.previewTool') then
+    io.stdout:write('note: the server does not list cwl-mcp.previewTool in executeCommandProvider.commands\n')
+  end
+  vim.cmd('CwlMcpPreview')
+  local preview = require('cwl_mcp.preview')
+  local function preview_text()
+    local pb = preview.buffer(buf)
+    if not pb then return '' end
+    return table.concat(vim.api.nvim_buf_get_lines(pb, 0, -1, false), '\n')
+  end
+  local want = ('"name": "%s"'):format(expected)
+  -- done when the Tool came, or when the server answered with an error (rendered as // comments)
+  vim.wait(timeout, function()
+    local t = preview_text()
+    return t:find(want, 1, true) ~= nil or t:find('^// CWL MCP: no') ~= nil or t:find('^// CWL MCP: the server') ~= nil
+  end, 20)
+  mark('preview')
+  local ptext = preview_text()
+  res.preview = ptext:sub(1, 2000)
+  local okj, tool = pcall(json_decode, ptext)
+  local pb = preview.buffer(buf)
+  check('preview', okj and type(tool) == 'table' and tool.name == expected and type(tool.inputSchema) == 'table'
+      and pb ~= nil and vim.fn.bufwinid(pb) ~= -1 and vim.api.nvim_get_current_buf() == buf,
+    okj and { name = type(tool) == 'table' and tool.name or tool, visible = pb and vim.fn.bufwinid(pb) ~= -1 } or ptext:sub(1, 200))
+
+  -- settings reach the server: the aliases' `_meta` key carries the metaPrefix
+  local want_key = (os.getenv('EXPECT_META_PREFIX') or 'io.github.eoap/cwl-mcp-extension') .. '-aliases'
+  local meta = okj and type(tool) == 'table' and tool._meta or nil
+  check('settings', type(meta) == 'table' and meta[want_key] ~= nil,
+    { want = want_key, _meta = meta or vim.NIL, settings = client.config.settings })
+
+  -- the preview follows edits
+  if not res.checks.preview.ok then
+    check('refresh', false, 'skipped: no preview')
+    return
+  end
+  local il, itext = line_of('^id:')
+  vim.api.nvim_buf_set_text(buf, il, #itext, il, #itext, { '2' })
+  local want2 = ('"name": "%s2"'):format(expected)
+  vim.wait(timeout, function() return preview_text():find(want2, 1, true) ~= nil end, 20)
+  mark('refresh')
+  check('refresh', preview_text():find(want2, 1, true) ~= nil, preview_text():sub(1, 120))
+
+  -- the server's code action with the command cwl-mcp.previewTool opens the same preview
+  -- (the plugin handles that command on the client side); vim.lsp.buf.code_action({apply}) is 0.8+
+  if vim.fn.has('nvim-0.8') == 1 then
+    vim.cmd('CwlMcpPreviewClose')
+    vim.api.nvim_win_set_cursor(0, { tl + 1, 5 })
+    local function is_preview(a)
+      local c = a.command
+      return (type(c) == 'table' and c.command or c) == 'cwl-mcp.previewTool'
+    end
+    vim.lsp.buf.code_action({ apply = true, filter = is_preview })
+    vim.wait(timeout, function() return preview_text():find(want2, 1, true) ~= nil end, 20)
+    mark('code_action_preview')
+    check('code-action', preview_text():find(want2, 1, true) ~= nil,
+      { offered = res.code_actions, preview = preview_text():sub(1, 60) })
+  end
+end)
+if not ok_run then check('no-error', false, tostring(err_run)) end
+
+-- :checkhealth cwl_mcp (opens its own buffer)
+local ok_h, err_h = pcall(vim.cmd, 'checkhealth cwl_mcp')
+local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+check('health', ok_h and health:find('server: ', 1, true) ~= nil and not health:find('ERROR', 1, true),
+  ok_h and health:gsub('\n', ' | '):sub(1, 300) or tostring(err_h))
+
+local failed, passed = 0, 0
+for _, name in ipairs(res.order) do
+  if res.checks[name].ok then passed = passed + 1 else failed = failed + 1 end
+end
+local missing = 0
+for _, k in ipairs({ 'attach', 'diagnostics', 'hover', 'completion', 'preview', 'settings', 'refresh', 'health' }) do
+  if not res.checks[k] then missing = missing + 1 end
+end
+res.passed, res.failed = passed, failed + missing
+local f = assert(io.open(out_path, 'w'))
+f:write(json_encode(res))
+f:close()
+io.stdout:write(('timings (ms): %s\n'):format(vim.inspect(res.t_ms, { newline = ' ', indent = '' })))
+io.stdout:write(('nvim-e2e %s (%s): %d passed, %d failed\n'):format(res.nvim, res.mode, passed, failed + missing))
+for _, c in ipairs(cwl.clients(vim.api.nvim_get_current_buf())) do
+  if c.stop then pcall(function() if vim.fn.has('nvim-0.11') == 1 then c:stop() else c.stop() end end) end
+end
+vim.wait(2000, function() return #cwl.clients(vim.api.nvim_get_current_buf()) == 0 end, 20)
+vim.cmd((failed + missing == 0) and 'qall!' or 'cquit! 1')

@@ -1,0 +1,417 @@
+//! The block structure of a YAML text read from its indentation alone.
+//!
+//! While the user types, the document is often momentarily invalid YAML (a half-typed key has
+//! no `:` yet). The parsers then give up on the region; indentation still says where the cursor
+//! is: which mapping, under which keys, in which list item. This module reads that, line by
+//! line, for block-style YAML. (Flow collections and JSON are read from the tree instead.)
+use std::ops::Range;
+
+/// One line of the text, split into its YAML block parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line<'t> {
+    /// Byte offset of the line start.
+    pub start: usize,
+    /// The line without its line break.
+    pub text: &'t str,
+    /// Columns (bytes from the line start) of the `- ` indicators before the content.
+    pub dashes: Vec<usize>,
+    /// Column of the first character that is neither indentation nor a `- ` indicator.
+    pub content_col: usize,
+    /// The key written at `content_col` (`key:` followed by a space or the end of the line),
+    /// without quotes.
+    pub key: Option<&'t str>,
+    /// The value written after `key:` on this line, trimmed, without a trailing comment.
+    pub value: &'t str,
+    /// Empty, whitespace-only or comment-only line.
+    pub blank: bool,
+}
+
+impl<'t> Line<'t> {
+    pub fn parse(start: usize, text: &'t str) -> Line<'t> {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        let mut dashes = Vec::new();
+        loop {
+            while i < bytes.len() && bytes[i] == b' ' {
+                i += 1;
+            }
+            if i < bytes.len()
+                && bytes[i] == b'-'
+                && (i + 1 == bytes.len() || bytes[i + 1] == b' ' || bytes[i + 1] == b'\t')
+            {
+                dashes.push(i);
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let content = &text[i..];
+        let blank = content.trim().is_empty() && dashes.is_empty() || content.starts_with('#');
+        let (key, value) = split_key(content);
+        Line {
+            start,
+            text,
+            dashes,
+            content_col: i,
+            key,
+            value,
+            blank,
+        }
+    }
+
+    /// The line's item indicator column, when the line starts a list item.
+    pub fn item_dash(&self) -> Option<usize> {
+        self.dashes.last().copied()
+    }
+
+    pub fn end(&self) -> usize {
+        self.start + self.text.len()
+    }
+}
+
+/// Splits `key: value` (or `key:`) written at the start of `content`.
+fn split_key(content: &str) -> (Option<&str>, &str) {
+    let first = content.chars().next();
+    if matches!(
+        first,
+        None | Some('{' | '[' | '#' | '|' | '>' | '&' | '*' | '!' | '%' | '@' | '`')
+    ) {
+        return (None, "");
+    }
+    let (key, rest) = if let Some(q @ ('"' | '\'')) = first {
+        let Some(close) = content[1..].find(q) else {
+            return (None, "");
+        };
+        let key = &content[1..1 + close];
+        let rest = &content[close + 2..];
+        let Some(rest) = rest.strip_prefix(':') else {
+            return (None, "");
+        };
+        (key, rest)
+    } else {
+        let bytes = content.as_bytes();
+        let mut found = None;
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b':' && (i + 1 == bytes.len() || bytes[i + 1] == b' ' || bytes[i + 1] == b'\t')
+            {
+                found = Some(i);
+                break;
+            }
+            if b == b'#' && i > 0 && bytes[i - 1] == b' ' {
+                break;
+            }
+        }
+        let Some(i) = found else { return (None, "") };
+        (content[..i].trim_end(), &content[i + 1..])
+    };
+    if rest.chars().next().is_some_and(|c| !c.is_whitespace()) {
+        return (None, "");
+    }
+    (Some(key), strip_comment(rest).trim())
+}
+
+fn strip_comment(value: &str) -> &str {
+    let bytes = value.as_bytes();
+    let mut quote = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'"' || b == b'\'' => quote = Some(b),
+            None if b == b'#' && (i == 0 || bytes[i - 1] == b' ' || bytes[i - 1] == b'\t') => {
+                return &value[..i];
+            }
+            None => {}
+        }
+    }
+    value
+}
+
+/// The lines of a text. Lines end at `\n` (a preceding `\r` is not part of the line).
+pub fn lines(text: &str) -> Vec<Line<'_>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for piece in text.split_inclusive('\n') {
+        let body = piece.strip_suffix('\n').unwrap_or(piece);
+        let body = body.strip_suffix('\r').unwrap_or(body);
+        out.push(Line::parse(start, body));
+        start += piece.len();
+    }
+    if text.is_empty() || text.ends_with('\n') {
+        out.push(Line::parse(text.len(), ""));
+    }
+    out
+}
+
+/// The index of the line holding byte `at`.
+pub fn line_of(lines: &[Line<'_>], at: usize) -> usize {
+    match lines.binary_search_by(|l| l.start.cmp(&at)) {
+        Ok(i) => i,
+        Err(i) => i.saturating_sub(1),
+    }
+}
+
+/// One step of the path from the document root to a block mapping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seg {
+    /// The mapping is the value of this key (written on line `line` at column `col`).
+    Key {
+        key: String,
+        line: usize,
+        col: usize,
+    },
+    /// The mapping is a list item whose `-` is on line `line` at column `dash`.
+    Item { line: usize, dash: usize },
+}
+
+impl Seg {
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Seg::Key { key, .. } => Some(key),
+            Seg::Item { .. } => None,
+        }
+    }
+}
+
+/// A block mapping located by indentation: its path from the root, the column of its keys,
+/// and the range of lines it spans.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    /// From the root down to this mapping.
+    pub path: Vec<Seg>,
+    /// Column of the mapping's keys.
+    pub col: usize,
+    /// Lines that belong to the mapping (its first key line to its last content line).
+    pub lines: Range<usize>,
+}
+
+impl Mapping {
+    /// The keys written in this mapping (at its column), with their line indexes.
+    pub fn keys<'t>(&self, lines: &[Line<'t>]) -> Vec<(&'t str, usize)> {
+        let mut out = Vec::new();
+        for i in self.lines.clone() {
+            let line = &lines[i];
+            if !line.blank
+                && line.content_col == self.col
+                && let Some(k) = line.key
+            {
+                out.push((k, i));
+            }
+        }
+        out
+    }
+
+    /// The value written inline after `key` in this mapping.
+    pub fn value_of<'t>(&self, lines: &[Line<'t>], key: &str) -> Option<&'t str> {
+        let (_, i) = self.keys(lines).into_iter().find(|(k, _)| *k == key)?;
+        Some(lines[i].value)
+    }
+}
+
+/// The block mapping whose keys sit at column `col` and which holds line `line` (the cursor's
+/// line). `starts_item` says the cursor's line itself begins a list item (`- ` before `col`).
+pub fn mapping_at(lines: &[Line<'_>], line: usize, col: usize, starts_item: bool) -> Mapping {
+    let first = first_line_of(lines, line, col, starts_item);
+    let last = last_line_of(lines, first, line, col);
+    let mut path = Vec::new();
+    parents(lines, first, col, &mut path, 0);
+    path.reverse();
+    Mapping {
+        path,
+        col,
+        lines: first..last + 1,
+    }
+}
+
+/// The first line of the mapping at `col` holding `line`.
+fn first_line_of(lines: &[Line<'_>], line: usize, col: usize, starts_item: bool) -> usize {
+    if starts_item {
+        return line;
+    }
+    let mut first = line;
+    let mut i = line;
+    while i > 0 {
+        i -= 1;
+        let l = &lines[i];
+        if l.blank {
+            continue;
+        }
+        if l.content_col > col {
+            continue;
+        }
+        if l.content_col < col {
+            break;
+        }
+        first = i;
+        if l.item_dash().is_some() {
+            break; // the item (and so the mapping) starts here
+        }
+    }
+    first
+}
+
+fn last_line_of(lines: &[Line<'_>], first: usize, cursor: usize, col: usize) -> usize {
+    let mut last = cursor.max(first);
+    for (i, l) in lines.iter().enumerate().skip(last + 1) {
+        if l.blank {
+            continue;
+        }
+        if l.content_col < col || (l.content_col == col && l.item_dash().is_some()) {
+            break;
+        }
+        if let Some(d) = l.item_dash()
+            && d < col
+        {
+            break;
+        }
+        last = i;
+    }
+    last
+}
+
+/// Pushes, innermost first, the segments leading to the mapping whose first line is `first`.
+fn parents(lines: &[Line<'_>], first: usize, col: usize, out: &mut Vec<Seg>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    let l = &lines[first];
+    // The mapping is a list item: `- key: …` with its `-` before `col`.
+    if let Some(dash) = l.item_dash().filter(|&d| d < col) {
+        out.push(Seg::Item { line: first, dash });
+        // The sequence's owner: the nearest line above, less indented than the dash, or a key
+        // at the dash's column (`key:\n- item` is allowed).
+        let mut i = first;
+        // Items written as `- - x` are nested sequences: not followed.
+        if l.dashes.len() > 1 {
+            return;
+        }
+        while i > 0 {
+            i -= 1;
+            let p = &lines[i];
+            if p.blank {
+                continue;
+            }
+            if p.content_col > dash {
+                continue;
+            }
+            if p.content_col == dash && p.item_dash().is_none() && p.key.is_none() {
+                return;
+            }
+            if p.content_col == dash && p.item_dash().is_some() {
+                continue; // an earlier item of the same sequence
+            }
+            if let Some(d) = p.item_dash()
+                && d == dash
+            {
+                continue;
+            }
+            return owner(lines, i, out, depth);
+        }
+        return;
+    }
+    // A plain mapping: owned by the nearest less-indented key line above.
+    let mut i = first;
+    while i > 0 {
+        i -= 1;
+        let p = &lines[i];
+        if p.blank || p.content_col >= col {
+            continue;
+        }
+        return owner(lines, i, out, depth);
+    }
+}
+
+/// Line `i` is a key line that owns a nested collection: record it and go on up.
+fn owner(lines: &[Line<'_>], i: usize, out: &mut Vec<Seg>, depth: usize) {
+    let p = &lines[i];
+    let Some(key) = p.key else { return };
+    if !p.value.is_empty() && !p.value.starts_with('&') && !p.value.starts_with('!') {
+        return; // `key: value` cannot own an indented block
+    }
+    out.push(Seg::Key {
+        key: key.to_string(),
+        line: i,
+        col: p.content_col,
+    });
+    let first = first_line_of(lines, i, p.content_col, p.item_dash().is_some());
+    parents(lines, first, p.content_col, out, depth + 1);
+}
+
+/// The indentation unit of the text: the smallest positive step between a key line and the
+/// first line of its nested block mapping; 2 when none is found.
+pub fn indent_unit(lines: &[Line<'_>]) -> usize {
+    let mut best: Option<usize> = None;
+    let mut prev: Option<&Line<'_>> = None;
+    for l in lines.iter().filter(|l| !l.blank) {
+        if let Some(p) = prev
+            && p.key.is_some()
+            && p.value.is_empty()
+            && l.content_col > p.content_col
+            && l.item_dash().is_none()
+        {
+            let step = l.content_col - p.content_col;
+            best = Some(best.map_or(step, |b| b.min(step)));
+        }
+        prev = Some(l);
+    }
+    best.filter(|&b| b > 0 && b <= 8).unwrap_or(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(path: &[Seg]) -> Vec<String> {
+        path.iter()
+            .map(|s| match s {
+                Seg::Key { key, .. } => key.clone(),
+                Seg::Item { .. } => "-".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lines_split_keys_values_and_item_indicators() {
+        let l = Line::parse(0, "  - class: mcp:Tool # the hint");
+        assert_eq!(l.dashes, vec![2]);
+        assert_eq!(l.content_col, 4);
+        assert_eq!(l.key, Some("class"));
+        assert_eq!(l.value, "mcp:Tool");
+        let l = Line::parse(0, "  mcp:Tool:");
+        assert_eq!((l.key, l.value), (Some("mcp:Tool"), ""));
+        let l = Line::parse(0, "    ann");
+        assert_eq!((l.key, l.content_col), (None, 4));
+        let l = Line::parse(0, "  \"$namespaces\": {}");
+        assert_eq!(l.key, Some("$namespaces"));
+        assert!(Line::parse(0, "   # note").blank);
+        assert!(!Line::parse(0, "  -").blank);
+    }
+
+    #[test]
+    fn paths_follow_indentation_through_maps_and_items() {
+        let text = "class: CommandLineTool\nhints:\n  - class: DockerRequirement\n  - class: mcp:Tool\n    name: x\n    annotations:\n      readOnlyHint: true\n      \n    \nlabel: l\n";
+        let ls = lines(text);
+        // Cursor on the blank line inside `annotations`.
+        let m = mapping_at(&ls, 7, 6, false);
+        assert_eq!(keys(&m.path), vec!["hints", "-", "annotations"]);
+        assert_eq!(m.keys(&ls), vec![("readOnlyHint", 6)]);
+        // The blank line at column 4: the list item's mapping.
+        let m = mapping_at(&ls, 8, 4, false);
+        assert_eq!(keys(&m.path), vec!["hints", "-"]);
+        let ks: Vec<_> = m.keys(&ls).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(ks, vec!["class", "name", "annotations"]);
+        assert_eq!(m.value_of(&ls, "class"), Some("mcp:Tool"));
+        assert_eq!(indent_unit(&ls), 2);
+    }
+
+    #[test]
+    fn sequences_at_their_keys_column_and_map_form() {
+        let text = "hints:\n- class: mcp:Tool\n  nam\nrequirements:\n  mcp:Tool:\n    name: x\n";
+        let ls = lines(text);
+        let m = mapping_at(&ls, 2, 2, false);
+        assert_eq!(keys(&m.path), vec!["hints", "-"]);
+        let m = mapping_at(&ls, 5, 4, false);
+        assert_eq!(keys(&m.path), vec!["requirements", "mcp:Tool"]);
+        assert_eq!(line_of(&ls, text.find("nam").unwrap()), 2);
+    }
+}

@@ -1,0 +1,251 @@
+//! Completion, data-driven: a CWL text with a cursor marker `┃` → the items offered, and the
+//! text after applying one.
+use cwl_mcp_lsp::document::Snapshot;
+use cwl_mcp_lsp::features::apply_edits;
+use cwl_mcp_lsp::features::completion::{Completion, completion};
+use cwl_mcp_lsp::settings::{Profile, Settings};
+
+const CURSOR: char = '┃';
+const NS: &str = "https://eoap.github.io/cwl-mcp-extension#";
+
+fn settings(profile: Profile) -> Settings {
+    Settings {
+        profile,
+        ..Settings::default()
+    }
+}
+
+/// The text without its marker, and the items at the marker.
+fn complete(marked: &str, profile: Profile) -> (String, Vec<Completion>) {
+    let at = marked.find(CURSOR).expect("a cursor marker");
+    let text = marked.replacen(CURSOR, "", 1);
+    let snapshot = Snapshot::parse(&text, 1);
+    let mut items = completion(&snapshot, &settings(profile), at);
+    items.sort_by(|a, b| a.sort_text.cmp(&b.sort_text).then(a.label.cmp(&b.label)));
+    (text, items)
+}
+
+fn labels(items: &[Completion]) -> Vec<&str> {
+    items.iter().map(|i| i.label.as_str()).collect()
+}
+
+/// Applies an item (its edit and additional edits) as an editor would.
+fn apply(text: &str, item: &Completion) -> String {
+    let mut edits = vec![item.edit.clone()];
+    edits.extend(item.additional_edits.iter().cloned());
+    apply_edits(text, &edits).expect("non-overlapping edits")
+}
+
+const HEAD: &str = "cwlVersion: v1.2\nclass: CommandLineTool\nid: echo-region\n";
+
+#[test]
+fn hint_class_in_map_form_uses_the_bound_prefix() {
+    let marked = format!(
+        "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n  DockerRequirement:\n    dockerPull: alpine\n  ┃\ninputs: []\noutputs: []\n"
+    );
+    for profile in [Profile::Extension, Profile::Cwl2mcp] {
+        let (text, items) = complete(&marked, profile);
+        assert_eq!(labels(&items), vec!["agent:Tool"]);
+        assert!(items[0].additional_edits.is_empty());
+        assert_eq!(
+            apply(&text, &items[0]),
+            format!(
+                "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n  DockerRequirement:\n    dockerPull: alpine\n  agent:Tool:\n    \ninputs: []\noutputs: []\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn hint_class_binds_the_namespace_when_unbound() {
+    // List form, new item: `class: mcp:Tool`, and `$namespaces` added before the first key.
+    let (text, items) = complete(
+        &format!("{HEAD}hints:\n  - ┃\ninputs: []\n"),
+        Profile::Extension,
+    );
+    assert_eq!(labels(&items), vec!["class: mcp:Tool"]);
+    assert_eq!(
+        apply(&text, &items[0]),
+        format!("$namespaces:\n  mcp: {NS}\n{HEAD}hints:\n  - class: mcp:Tool\n    \ninputs: []\n")
+    );
+    // A half-typed `cla` in the item; an existing `$namespaces` gets the entry.
+    let marked =
+        format!("{HEAD}$namespaces:\n  s: https://schema.org/\nhints:\n  - cla┃\ninputs: []\n");
+    let (text, items) = complete(&marked, Profile::Cwl2mcp);
+    assert_eq!(labels(&items), vec!["class: mcp:Tool"]);
+    assert_eq!(
+        apply(&text, &items[0]),
+        format!(
+            "{HEAD}$namespaces:\n  s: https://schema.org/\n  mcp: {NS}\nhints:\n  - class: mcp:Tool\n    \ninputs: []\n"
+        )
+    );
+    // The value of `class:` in a list item.
+    let marked = format!("{HEAD}$namespaces: {{agent: \"{NS}\"}}\nhints:\n- class: ag┃\n");
+    let (text, items) = complete(&marked, Profile::Extension);
+    assert_eq!(labels(&items), vec!["agent:Tool"]);
+    assert_eq!(
+        apply(&text, &items[0]),
+        format!("{HEAD}$namespaces: {{agent: \"{NS}\"}}\nhints:\n- class: agent:Tool\n")
+    );
+}
+
+#[test]
+fn no_second_hint_class_and_the_namespaces_entry() {
+    let marked =
+        format!("{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  mcp:Tool:\n    name: x\n  ┃\n");
+    assert!(complete(&marked, Profile::Extension).1.is_empty());
+    let marked = format!("{HEAD}$namespaces:\n  s: https://schema.org/\n  ┃\nhints: []\n");
+    let (text, items) = complete(&marked, Profile::Extension);
+    assert_eq!(labels(&items), vec!["mcp"]);
+    assert_eq!(
+        apply(&text, &items[0]),
+        format!("{HEAD}$namespaces:\n  s: https://schema.org/\n  mcp: {NS}\nhints: []\n")
+    );
+    // Already bound: nothing.
+    let marked = format!("{HEAD}$namespaces:\n  agent: {NS}\n  ┃\n");
+    assert!(complete(&marked, Profile::Extension).1.is_empty());
+}
+
+#[test]
+fn tool_fields_map_form_both_profiles() {
+    let marked = format!(
+        "{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  mcp:Tool:\n    name: echo_region\n    ┃\ninputs: []\n"
+    );
+    let (_, items) = complete(&marked, Profile::Extension);
+    assert_eq!(
+        labels(&items),
+        vec![
+            "title",
+            "description",
+            "aliases",
+            "useWhen",
+            "doNotUseWhen",
+            "annotations"
+        ]
+    );
+    assert!(
+        items
+            .iter()
+            .all(|i| i.detail.contains("optional (extension profile)"))
+    );
+    let aliases = items.iter().find(|i| i.label == "aliases").unwrap();
+    assert_eq!(aliases.edit.new_text, "aliases: [$1]");
+    assert!(aliases.documentation.contains("Discovery synonyms"));
+    // cwl2mcp: required fields first, `description` (rejected) not offered.
+    let (_, items) = complete(&marked, Profile::Cwl2mcp);
+    assert_eq!(
+        labels(&items),
+        vec!["aliases", "useWhen", "doNotUseWhen", "annotations", "title"]
+    );
+    assert!(items[0].detail.contains("required (cwl2mcp profile)"));
+    assert!(items[4].detail.contains("optional (cwl2mcp profile)"));
+}
+
+#[test]
+fn half_typed_key_in_broken_yaml_list_form_with_another_prefix() {
+    let marked = format!(
+        "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n  - class: agent:Tool\n    name: x\n    useWhen: \"\"\n    ann┃\ninputs: []\n"
+    );
+    let text = marked.replacen(CURSOR, "", 1);
+    assert!(
+        Snapshot::parse(&text, 0).tree.root_node().has_error(),
+        "the document is broken YAML while the key is typed"
+    );
+    let (text, items) = complete(&marked, Profile::Extension);
+    assert_eq!(
+        labels(&items),
+        vec![
+            "title",
+            "description",
+            "aliases",
+            "doNotUseWhen",
+            "annotations"
+        ]
+    );
+    let annotations = items.iter().find(|i| i.label == "annotations").unwrap();
+    assert!(annotations.snippet && annotations.as_is);
+    assert_eq!(
+        apply(&text, annotations),
+        format!(
+            "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n  - class: agent:Tool\n    name: x\n    useWhen: \"\"\n    annotations:\n      readOnlyHint: ${{1|false,true|}}\n      destructiveHint: ${{2|true,false|}}\n      idempotentHint: ${{3|false,true|}}\n      openWorldHint: ${{4|true,false|}}\ninputs: []\n"
+        )
+    );
+    // Map form, broken YAML, cwl2mcp.
+    let marked = format!(
+        "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n  agent:Tool:\n    name: x\n    doNot┃\nlabel: l\n"
+    );
+    let (_, items) = complete(&marked, Profile::Cwl2mcp);
+    assert_eq!(
+        labels(&items),
+        vec!["aliases", "useWhen", "doNotUseWhen", "annotations", "title"]
+    );
+    let item = items.iter().find(|i| i.label == "doNotUseWhen").unwrap();
+    let start = marked.find("doNot").unwrap();
+    assert_eq!(item.edit.span, start..start + "doNot".len());
+}
+
+#[test]
+fn annotation_fields_then_values_with_the_default_marked() {
+    let base = format!(
+        "{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  mcp:Tool:\n    annotations:\n      readOnlyHint: false\n"
+    );
+    let (_, items) = complete(&format!("{base}      ┃\n"), Profile::Extension);
+    assert_eq!(
+        labels(&items),
+        vec![
+            "title",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint"
+        ]
+    );
+    let d = items.iter().find(|i| i.label == "destructiveHint").unwrap();
+    assert_eq!(d.edit.new_text, "destructiveHint: ${1|true,false|}");
+    assert!(d.detail.contains("MCP default: true"));
+    let (_, items) = complete(&format!("{base}      ┃\n"), Profile::Cwl2mcp);
+    assert_eq!(
+        labels(&items),
+        vec!["destructiveHint", "idempotentHint", "openWorldHint"]
+    );
+    // Values.
+    for (key, default) in [
+        ("destructiveHint", true),
+        ("openWorldHint", true),
+        ("idempotentHint", false),
+    ] {
+        let (text, items) = complete(&format!("{base}      {key}: ┃\n"), Profile::Extension);
+        assert_eq!(
+            labels(&items),
+            vec![default.to_string(), (!default).to_string()]
+        );
+        assert!(items[0].preselect && items[0].detail.contains("MCP default"));
+        assert!(!items[1].detail.contains("MCP default"));
+        assert_eq!(
+            apply(&text, &items[1]),
+            format!("{base}      {key}: {}\n", !default)
+        );
+    }
+    // List form, value half typed.
+    let marked = format!(
+        "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n- class: agent:Tool\n  annotations:\n    readOnlyHint: tr┃\n"
+    );
+    let (text, items) = complete(&marked, Profile::Cwl2mcp);
+    assert_eq!(labels(&items), vec!["false", "true"]);
+    assert_eq!(apply(&text, &items[1]), marked.replacen("tr┃", "true", 1));
+}
+
+#[test]
+fn nothing_outside_the_hint() {
+    let doc = format!(
+        "{HEAD}$namespaces:\n  mcp: {NS}\nrequirements:\n  DockerRequirement:\n    dockerPull: alpine\n    X\nhints:\n  ResourceRequirement:\n    coresMin: 1\n    Y\n  foo:Tool:\n    Z\n  mcp:Tool:\n    name: x # W\ninputs:\n  a:\n    V\n    type: string\nU\noutputs: []\n"
+    );
+    for marker in ["X", "Y", "Z", "W", "V", "U"] {
+        let marked = doc
+            .replacen(marker, "┃", 1)
+            .replace(['X', 'Y', 'Z', 'W', 'V', 'U'], "");
+        for profile in [Profile::Extension, Profile::Cwl2mcp] {
+            let (_, items) = complete(&marked, profile);
+            assert!(items.is_empty(), "at {marker}: {:?}", labels(&items));
+        }
+    }
+}

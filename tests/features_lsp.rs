@@ -1,0 +1,185 @@
+//! End to end over the protocol: the real `Backend` behind `LspService`, JSON-RPC framed with
+//! `Content-Length`. Completion, hover and code actions on lines holding non-ASCII text answer
+//! with ranges in the negotiated encoding (UTF-16 by default, UTF-8 when offered).
+mod common;
+
+use common::lsp::{self, utf8_position, utf16_position};
+use serde_json::{Value, json};
+
+const URI: &str = "file:///tmp/cwl-mcp-e2e/echo-region.cwl";
+
+/// `readOnlyHint` is being typed after non-ASCII text (`日本😀`); the name holds non-ASCII.
+const TEXT: &str = "cwlVersion: v1.2\nclass: CommandLineTool\nid: echo-region\nlabel: Écho région\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    name: \"日本 😀 tool\"\n    title: \"Écho 😀 région\"\n    annotations:\n      readOnlyHint: 日本😀\nbaseCommand: echo\ninputs: []\noutputs: []\n";
+
+fn range(text: &str, start: usize, end: usize, utf8: bool) -> Value {
+    let pos = if utf8 { utf8_position } else { utf16_position };
+    json!({"start": pos(text, start), "end": pos(text, end)})
+}
+
+async fn started(utf8: bool) -> lsp::Client {
+    let mut client = lsp::start();
+    let capabilities = if utf8 {
+        json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}})
+    } else {
+        json!({})
+    };
+    let init = client.initialize(capabilities, json!({})).await;
+    let caps = &init["capabilities"];
+    assert_eq!(
+        caps["positionEncoding"],
+        if utf8 { "utf-8" } else { "utf-16" }
+    );
+    assert_eq!(caps["hoverProvider"], true);
+    assert_eq!(
+        caps["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix"])
+    );
+    assert_eq!(caps["inlayHintProvider"], true);
+    assert_eq!(caps["documentSymbolProvider"], true);
+    assert!(
+        caps["completionProvider"]["triggerCharacters"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(":"))
+    );
+    client.open(URI, TEXT).await;
+    client
+}
+
+async fn completion_hover_and_fixes(utf8: bool) {
+    let pos = if utf8 { utf8_position } else { utf16_position };
+    let mut client = started(utf8).await;
+
+    // Completion after `日本😀`: true/false replacing the typed value.
+    let value_start = TEXT.find("日本😀").unwrap();
+    let cursor = value_start + "日本😀".len();
+    let response = client
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": URI}, "position": pos(TEXT, cursor)}),
+        )
+        .await;
+    let items = response["result"].as_array().expect("items");
+    let labels: Vec<&str> = items.iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, vec!["false", "true"]);
+    assert_eq!(
+        items[0]["textEdit"]["range"],
+        range(TEXT, value_start, cursor, utf8)
+    );
+    assert!(items[0]["detail"].as_str().unwrap().contains("MCP default"));
+
+    // Hover on the title value holding non-ASCII text.
+    let title = TEXT.find("\"Écho 😀 région\"").unwrap();
+    let title_end = title + "\"Écho 😀 région\"".len();
+    let response = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": pos(TEXT, title + 3)}),
+        )
+        .await;
+    let hover = &response["result"];
+    assert_eq!(hover["range"], range(TEXT, title, title_end, utf8));
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("**Effective title:** Écho 😀 région")
+    );
+
+    // Pull diagnostics, then the quick fix for the invalid name.
+    let response = client
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": URI}}),
+        )
+        .await;
+    let diagnostics = response["result"]["items"].as_array().unwrap().clone();
+    let name = TEXT.find("\"日本 😀 tool\"").unwrap();
+    let name_end = name + "\"日本 😀 tool\"".len();
+    let invalid = diagnostics
+        .iter()
+        .find(|d| d["code"] == "name-invalid")
+        .expect("name-invalid")
+        .clone();
+    assert_eq!(invalid["range"], range(TEXT, name, name_end, utf8));
+    let response = client
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": URI}, "range": invalid["range"],
+                   "context": {"diagnostics": diagnostics}}),
+        )
+        .await;
+    let actions = response["result"].as_array().expect("actions");
+    let action = actions
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().starts_with("Replace the name"))
+        .expect("the name fix");
+    assert_eq!(action["kind"], "quickfix");
+    assert_eq!(action["diagnostics"], json!([invalid]));
+    let edits = &action["edit"]["changes"][URI];
+    assert_eq!(
+        edits,
+        &json!([{"range": range(TEXT, name, name_end, utf8), "newText": "\"_____tool\""}])
+    );
+    // The YAML 1.1-like value: no fix (it is not `yes`), but the invalid-type diagnostic exists.
+    assert!(diagnostics.iter().any(|d| d["code"] == "invalid-type"));
+
+    // Inlay hints and symbols answer too.
+    let response = client
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": URI},
+                   "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}}),
+        )
+        .await;
+    let hints = response["result"].as_array().unwrap();
+    assert_eq!(hints.len(), 3, "{hints:?}");
+    let anchor = TEXT.find("日本😀\n").unwrap() + "日本😀".len();
+    assert_eq!(hints[0]["position"], pos(TEXT, anchor));
+    let response = client
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": URI}}),
+        )
+        .await;
+    let symbols = response["result"].as_array().unwrap();
+    assert_eq!(symbols[0]["name"], "echo-region");
+    assert_eq!(symbols[0]["children"][0]["name"], "mcp:Tool");
+}
+
+#[tokio::test]
+async fn utf16_ranges_on_non_ascii_lines() {
+    completion_hover_and_fixes(false).await;
+}
+
+#[tokio::test]
+async fn utf8_ranges_when_the_client_offers_utf8() {
+    completion_hover_and_fixes(true).await;
+}
+
+#[tokio::test]
+async fn unknown_documents_and_positions_are_errors_not_panics() {
+    let mut client = started(false).await;
+    let response = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": "file:///nowhere.cwl"}, "position": {"line": 0, "character": 0}}),
+        )
+        .await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    let response = client
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": URI}, "position": {"line": 999, "character": 0}}),
+        )
+        .await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    // The server still serves.
+    let response = client
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": URI}}),
+        )
+        .await;
+    assert!(response["result"].is_array(), "{response}");
+}

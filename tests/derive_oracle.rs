@@ -272,6 +272,57 @@ fn rejected_cases_name_the_reason() {
     }
 }
 
+// ---- probes recorded with cwl2ogc 0.22.2 itself ----
+
+/// `tests/fixtures/derive/probes/*.cwl` exercise type shapes the reference runs do not
+/// (unions, records, named types and their scoping, defaults). Their `*.cwl2ogc.json` were
+/// recorded by running cwl2ogc 0.22.2 with cwl-utils 0.45 (`probes/record.py`).
+#[test]
+fn probes_match_cwl2ogc() {
+    let dir = fixtures().join("probes");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cwl"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 8);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let doc = Doc::load(case);
+        let (mut key, process) = doc.processes().remove(0);
+        if key.starts_with("file://") {
+            // As `record.py` writes it.
+            key = format!(
+                "file:///probes/{}",
+                case.file_name().unwrap().to_string_lossy()
+            );
+        }
+        let d = doc.derive(process, &key, &cwl2mcp(), None);
+        if case.with_extension("error.txt").exists() {
+            // cwl2ogc's schema could not be serialized: the exporter fails, so we refuse.
+            if d.exported().is_some() {
+                failures.push(format!(
+                    "{}: recorded failure, exported here",
+                    case.display()
+                ));
+            }
+            continue;
+        }
+        let want = read_json(&case.with_extension("cwl2ogc.json"));
+        let Some(tool) = d.tool.as_ref() else {
+            failures.push(format!("{}: no tool: {:?}", case.display(), d.problems));
+            continue;
+        };
+        for schema in ["inputSchema", "outputSchema"] {
+            if let Some(diff) = first_difference("", &tool[schema], &want[schema]) {
+                failures.push(format!("{} {schema}: {diff}", case.display()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 // ---- the EOAP example (bundled eoap/schemas, local imports, --meta-prefix) ----
 
 fn eoap(file: &str, opts: &DeriveOptions) -> Value {

@@ -264,3 +264,72 @@ fn corpus_refusals_are_exporter_failures() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(refused > 700);
 }
+
+/// The probes recorded with cwl2ogc 0.22.2 (see `probes/README.md`), through the view: the
+/// root process and every inline `run:` process with an id.
+#[test]
+fn probes_through_the_view() {
+    let dir = fixtures().join("probes");
+    let mut failures = Vec::new();
+    let mut inline_checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let case = entry.unwrap().path();
+        if case.extension().is_none_or(|e| e != "cwl") {
+            continue;
+        }
+        let got = derive_all(&case, &dir, &DeriveOptions::for_profile(Profile::Cwl2mcp));
+        if case.with_extension("error.txt").exists() {
+            if got.iter().all(|(_, d)| d.exported().is_some()) {
+                failures.push(format!(
+                    "{}: recorded failure, exported here",
+                    case.display()
+                ));
+            }
+            continue;
+        }
+        let want: Value = serde_json::from_str(
+            &std::fs::read_to_string(case.with_extension("cwl2ogc.json")).unwrap(),
+        )
+        .unwrap();
+        for (i, (key, d)) in got.iter().enumerate() {
+            let expected = if i == 0 {
+                &want
+            } else {
+                match want.get("inline").and_then(|m| m.get(key.as_str())) {
+                    Some(w) => {
+                        inline_checked += 1;
+                        w
+                    }
+                    None => continue,
+                }
+            };
+            let Some(tool) = &d.tool else {
+                failures.push(format!("{} [{key}]: no tool", case.display()));
+                continue;
+            };
+            for schema in ["inputSchema", "outputSchema"] {
+                let mut got_schema = tool[schema].clone();
+                if i == 0 && key.starts_with("file://") {
+                    // `record.py` keys a process without id under `file:///probes/`.
+                    let text = serde_json::to_string(&got_schema).unwrap().replace(
+                        key.as_str(),
+                        &format!(
+                            "file:///probes/{}",
+                            case.file_name().unwrap().to_string_lossy()
+                        ),
+                    );
+                    got_schema = serde_json::from_str(&text).unwrap();
+                }
+                if got_schema != expected[schema] {
+                    failures.push(format!(
+                        "{} [{key}] {schema}: got {got_schema}, want {}",
+                        case.display(),
+                        expected[schema]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(inline_checked, 2);
+}

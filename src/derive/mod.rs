@@ -46,6 +46,7 @@ use serde_json::{Map, Value, json};
 
 use crate::settings::{Profile, ProtocolVersion};
 
+pub mod document;
 mod hint;
 mod inline;
 mod ogc;

@@ -2,9 +2,9 @@
 //! (`BaseCWLtypes2OGCConverter.get_inputs_json_schema` / `get_outputs_json_schema`).
 use serde_json::{Map, Value, json};
 
-use super::resolve::{STRING_FORMAT_URL, Source};
+use super::resolve::STRING_FORMAT_URL;
 use super::types::{
-    Abort, MAX_DEPTH, MAX_NODES, Param, TypeEnv, fields_of, is_nullable, normalize_type,
+    Abort, Base, MAX_DEPTH, MAX_NODES, Param, TypeEnv, fields_of, is_nullable, normalize_type,
     unresolved_problem,
 };
 use super::{PathSeg, Problem};
@@ -82,8 +82,13 @@ pub fn parameters_schema(
     for p in params {
         r.path = p.path.clone();
         let k = property_key(&p.id, doc_file, has_id);
+        let process = Base {
+            source: doc.clone(),
+            frag: Some(env.scope.clone().unwrap_or_default()),
+        };
+        let base = process.child(env, &p.id);
         let mut schema = match p.ty {
-            Some(ty) => match r.param(ty, &doc, 0) {
+            Some(ty) => match r.param(ty, &base, 0) {
                 Ok(s) => s,
                 Err(a) => {
                     problems.append(&mut r.problems);
@@ -160,7 +165,7 @@ impl Renderer<'_, '_> {
     fn param(
         &mut self,
         ty: &Value,
-        from: &Source,
+        base: &Base,
         depth: usize,
     ) -> Result<Map<String, Value>, Abort> {
         if depth > MAX_DEPTH {
@@ -169,13 +174,13 @@ impl Renderer<'_, '_> {
         self.count()?;
         let ty = normalize_type(ty);
         match &ty {
-            Value::String(s) => self.named(s, from, depth),
+            Value::String(s) => self.named(s, base, depth),
             Value::Array(members) => {
                 let mut out = Map::new();
                 out.insert("nullable".into(), Value::Bool(is_nullable(&ty)));
                 let mut schemas = Vec::new();
                 for m in members.iter().filter(|m| *m != "null") {
-                    schemas.push(Value::Object(self.item(m, from, depth + 1)?));
+                    schemas.push(Value::Object(self.item(m, base, depth + 1)?));
                 }
                 if schemas.len() == 1 {
                     if let Some(Value::Object(only)) = schemas.pop() {
@@ -186,25 +191,20 @@ impl Renderer<'_, '_> {
                 }
                 Ok(out)
             }
-            Value::Object(_) => self.schema_object(&ty, from, depth),
+            Value::Object(_) => self.schema_object(&ty, base, depth),
             _ => Ok(Map::new()),
         }
     }
 
     /// `_on_input` of a bare type (array items, union members, a named definition).
-    fn item(
-        &mut self,
-        ty: &Value,
-        from: &Source,
-        depth: usize,
-    ) -> Result<Map<String, Value>, Abort> {
+    fn item(&mut self, ty: &Value, base: &Base, depth: usize) -> Result<Map<String, Value>, Abort> {
         if depth > MAX_DEPTH {
             return Err(Abort::TooDeep);
         }
         self.count()?;
         match ty {
-            Value::String(s) => self.named(s, from, depth),
-            Value::Object(_) => self.schema_object(ty, from, depth),
+            Value::String(s) => self.named(s, base, depth),
+            Value::Object(_) => self.schema_object(ty, base, depth),
             // A list has no `type_`: cwl2ogc gives up with `{}`.
             _ => Ok(Map::new()),
         }
@@ -213,7 +213,7 @@ impl Renderer<'_, '_> {
     fn named(
         &mut self,
         name: &str,
-        from: &Source,
+        base: &Base,
         depth: usize,
     ) -> Result<Map<String, Value>, Abort> {
         let fixed = match name {
@@ -240,7 +240,7 @@ impl Renderer<'_, '_> {
         }
         // `record`/`enum`/`array` written as a bare name, `Any`, `null`, `stderr` and unknown
         // names fall through to the dictionary search, which gives `{}` when nothing matches.
-        let Some(i) = self.env.lookup(name, from) else {
+        let Some(i) = self.env.lookup_exact(name, base) else {
             return Ok(Map::new());
         };
         if self.stack.contains(&i) {
@@ -248,33 +248,18 @@ impl Renderer<'_, '_> {
         }
         self.stack.push(i);
         let def = &self.env.defs[i];
-        let value = def.value.clone();
-        let source = def.source.clone();
-        let full = def.full_name();
-        let out = self.schema_object_named(&value, &source, depth + 1, Some(full));
+        let (value, scope) = (def.value.clone(), def.scope.clone());
+        let out = self.schema_object(&value, &scope, depth + 1);
         self.stack.pop();
         out
     }
 
+    /// A type written as a mapping, inside `base` (its own name, if any, is relative to it).
     fn schema_object(
         &mut self,
         ty: &Value,
-        from: &Source,
+        base: &Base,
         depth: usize,
-    ) -> Result<Map<String, Value>, Abort> {
-        let name = ty.get("name").and_then(Value::as_str).map(|n| {
-            let (src, frag) = self.env.parse_ref(n, from);
-            format!("{}#{}", src.uri(), frag)
-        });
-        self.schema_object_named(ty, from, depth, name)
-    }
-
-    fn schema_object_named(
-        &mut self,
-        ty: &Value,
-        from: &Source,
-        depth: usize,
-        full_name: Option<String>,
     ) -> Result<Map<String, Value>, Abort> {
         if depth > MAX_DEPTH {
             return Err(Abort::TooDeep);
@@ -283,9 +268,15 @@ impl Renderer<'_, '_> {
         let Some(m) = ty.as_object() else {
             return Ok(Map::new());
         };
-        if let Some(imported) = self.env.deref_import(ty, from) {
+        if let Some(imported) = self.env.deref_import(ty, &base.source) {
             return match imported {
-                Ok((v, src)) => self.item(&v, &src, depth + 1),
+                Ok((v, src)) => {
+                    let inner = Base {
+                        source: src,
+                        frag: Some(String::new()),
+                    };
+                    self.item(&v, &inner, depth + 1)
+                }
                 Err(e) => {
                     self.problems
                         .push(unresolved_problem(&e, self.path.clone(), true));
@@ -293,10 +284,15 @@ impl Renderer<'_, '_> {
                 }
             };
         }
+        let own = m
+            .get("name")
+            .and_then(Value::as_str)
+            .map(|n| base.child(self.env, n));
         match m.get("type").and_then(Value::as_str) {
             Some("array") => {
+                let inner = own.unwrap_or_else(|| base.clone());
                 let items = match m.get("items") {
-                    Some(it) => Value::Object(self.item(it, from, depth + 1)?),
+                    Some(it) => Value::Object(self.item(it, &inner, depth + 1)?),
                     None => json!({}),
                 };
                 Ok(obj(json!({"type": "array", "items": items})))
@@ -315,6 +311,16 @@ impl Renderer<'_, '_> {
                 Ok(obj(json!({"type": "string", "enum": symbols})))
             }
             Some("record") => {
+                // An anonymous record gets a generated `_:` identifier: nothing resolves
+                // relative to it.
+                let record = own.unwrap_or(Base {
+                    source: base.source.clone(),
+                    frag: None,
+                });
+                let full_name = record
+                    .frag
+                    .as_ref()
+                    .map(|f| format!("{}#{f}", record.source.uri()));
                 if let Some(full) = &full_name
                     && full.contains(STRING_FORMAT_URL)
                 {
@@ -331,7 +337,8 @@ impl Renderer<'_, '_> {
                 for (name, fty, _, _) in fields_of(m) {
                     let key = name.rsplit('/').next().unwrap_or(&name).to_string();
                     let nullable = is_nullable(&normalize_type(&fty));
-                    let s = self.param(&fty, from, depth + 1)?;
+                    let field = record.child(self.env, &name);
+                    let s = self.param(&fty, &field, depth + 1)?;
                     properties.insert(key.clone(), Value::Object(s));
                     if !nullable {
                         required.push(Value::String(key));

@@ -259,9 +259,13 @@ fn shown(p: &Path) -> String {
         .to_string()
 }
 
-/// Parses YAML 1.2 (or JSON) into a JSON value.
+/// Parses YAML 1.2 (or JSON) into a JSON value. The error names only a position, never the
+/// file's content.
 pub fn parse_yaml(text: &str) -> Result<Value, String> {
-    serde_norway::from_str::<Value>(text).map_err(|e| e.to_string())
+    serde_norway::from_str::<Value>(text).map_err(|e| match e.location() {
+        Some(l) => format!("not valid YAML (line {}, column {})", l.line(), l.column()),
+        None => "not valid YAML for a CWL document".to_string(),
+    })
 }
 
 /// Removes `.` and `..` components without touching the file system.
@@ -309,6 +313,13 @@ mod tests {
             let v = loader.load(&Source::Url(url.clone())).unwrap();
             assert!(v.as_array().is_some_and(|a| !a.is_empty()), "{url}");
         }
+    }
+
+    #[test]
+    fn parse_errors_do_not_quote_the_file() {
+        let e = parse_yaml("a: [secret-token\nb: }").unwrap_err();
+        assert!(!e.contains("secret"), "{e}");
+        assert!(e.starts_with("not valid YAML"), "{e}");
     }
 
     #[test]

@@ -570,7 +570,7 @@ fn exponential_named_types_are_bounded() {
             "fields": [{"name": "a", "type": format!("T{}", i + 1)}, {"name": "b", "type": format!("T{}", i + 1)}]}));
     }
     types.push(json!({"name": "T40", "type": "record", "fields": [{"name": "z", "type": "int"}]}));
-    let p = json!({"class": "CommandLineTool", "id": "t", "inputs": {"x": "T0"}, "outputs": {},
+    let p = json!({"class": "CommandLineTool", "id": "t", "inputs": {"x": "t/T0"}, "outputs": {},
         "requirements": {"SchemaDefRequirement": {"types": types}}});
     for d in [ext(&p), c2m(&p)] {
         assert!(d.tool.is_none());
@@ -580,7 +580,7 @@ fn exponential_named_types_are_bounded() {
 
 #[test]
 fn mutual_recursion() {
-    let p = json!({"class": "CommandLineTool", "id": "t", "inputs": {"x": "A?"}, "outputs": {},
+    let p = json!({"class": "CommandLineTool", "id": "t", "inputs": {"x": "t/A?"}, "outputs": {},
     "requirements": {"SchemaDefRequirement": {"types": [
         {"name": "A", "type": "record", "fields": {"b": "B?"}},
         {"name": "B", "type": "record", "fields": {"a": {"type": {"type": "array", "items": "A"}}}}
@@ -755,4 +755,29 @@ fn options_follow_the_settings() {
     let opts = DeriveOptions::from_settings(&settings);
     assert_eq!(opts.profile, Profile::Extension);
     assert_eq!(opts.meta_prefix, "org.example/x");
+}
+
+#[test]
+fn cwl2mcp_resolves_names_like_cwl_utils_and_extension_like_cwltool() {
+    // In a process with an id, SchemaDefRequirement names are scoped (`t/Mode`); a bare
+    // `Mode` in an input resolves to the document-level `#Mode` for cwl-utils, so cwl2mcp
+    // renders `{}`, while inside a definition the bare name reaches `t/Mode`.
+    let p = json!({"class": "CommandLineTool", "id": "t", "outputs": {},
+        "requirements": {"SchemaDefRequirement": {"types": [
+            {"name": "Mode", "type": "enum", "symbols": ["a"]},
+            {"name": "Pair", "type": "record", "fields": {"m": "Mode"}}
+        ]}},
+        "inputs": {"bare": "Mode", "scoped": "t/Mode", "pair": "t/Pair"}});
+    let d = c2m(&p);
+    let defs = &exported(&d)["inputSchema"]["$defs"];
+    assert_eq!(defs["bare"], json!({}));
+    assert_eq!(defs["scoped"], json!({"type": "string", "enum": ["a"]}));
+    assert_eq!(
+        defs["pair"]["properties"]["m"],
+        json!({"type": "string", "enum": ["a"]})
+    );
+    let d = ext(&p);
+    let props = &exported(&d)["inputSchema"]["properties"];
+    assert_eq!(props["bare"], json!({"type": "string", "enum": ["a"]}));
+    assert_eq!(props["scoped"], props["bare"]);
 }

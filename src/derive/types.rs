@@ -19,17 +19,48 @@ pub struct TypeDef {
     pub fragment: String,
     /// The mapping that defines it.
     pub value: Value,
+    /// Where it is written (its name is an identifier relative to this).
+    pub scope: Base,
 }
 
 impl TypeDef {
-    /// The Salad full name, `<source uri>#<fragment>`.
-    pub fn full_name(&self) -> String {
-        format!("{}#{}", self.source.uri(), self.fragment)
-    }
-
     /// The name's last segment (after the last `/` or `#`).
     pub fn local(&self) -> &str {
         local_name(&self.fragment)
+    }
+}
+
+/// Where a reference is written, as the Salad loaders of cwl-utils see it: the source file and
+/// the fragment of the nearest enclosing object with an identifier (`main/m` for input `m`
+/// of process `main`, `main/Pair/left` for field `left` of type `main/Pair`). `frag: None`
+/// stands for an anonymous record, whose generated `_:` identifier no name can reach.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Base {
+    pub source: Source,
+    pub frag: Option<String>,
+}
+
+impl Base {
+    /// The identifier `name` gets when written here (Salad `scoped_id`): appended to the
+    /// fragment, unless absolute.
+    pub fn child(&self, env: &TypeEnv, name: &str) -> Base {
+        if name.contains("://") || name.starts_with('#') || name.contains('#') {
+            let (source, frag) = env.parse_ref(name, &self.source);
+            return Base {
+                source,
+                frag: Some(frag),
+            };
+        }
+        Base {
+            source: self.source.clone(),
+            frag: self.frag.as_ref().map(|f| {
+                if f.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{f}/{name}")
+                }
+            }),
+        }
     }
 }
 
@@ -108,7 +139,18 @@ impl<'a> TypeEnv<'a> {
                 };
                 let mut p = path;
                 p.push(PathSeg::Key("types".into()));
-                env.collect(types, &source, p, 0, problems, blocking_unresolved);
+                // Names written in the process itself are scoped by its fragment; names in
+                // imported files by nothing.
+                let scope = if source == doc {
+                    env.scope.clone().unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                let base = Base {
+                    source,
+                    frag: Some(scope),
+                };
+                env.collect(types, &base, p, 0, problems, blocking_unresolved);
             }
         }
         env
@@ -181,7 +223,7 @@ impl<'a> TypeEnv<'a> {
     fn collect(
         &mut self,
         types: &Value,
-        from: &Source,
+        base: &Base,
         path: Vec<PathSeg>,
         depth: usize,
         problems: &mut Vec<Problem>,
@@ -195,13 +237,23 @@ impl<'a> TypeEnv<'a> {
                 for (i, item) in items.iter().enumerate() {
                     let mut p = path.clone();
                     p.push(PathSeg::Index(i));
-                    self.collect(item, from, p, depth + 1, problems, blocking);
+                    self.collect(item, base, p, depth + 1, problems, blocking);
                 }
             }
             Value::Object(m) => {
                 if let Some(Value::String(target)) = m.get("$import") {
-                    match self.load_target(target, from) {
-                        Ok((v, src)) => self.collect(&v, &src, path, depth + 1, problems, blocking),
+                    match self.load_target(target, &base.source) {
+                        Ok((v, src)) => {
+                            let inner = if src == base.source {
+                                base.clone()
+                            } else {
+                                Base {
+                                    source: src,
+                                    frag: Some(String::new()),
+                                }
+                            };
+                            self.collect(&v, &inner, path, depth + 1, problems, blocking)
+                        }
                         Err(e) => {
                             let mut p = path;
                             p.push(PathSeg::Key("$import".into()));
@@ -211,11 +263,12 @@ impl<'a> TypeEnv<'a> {
                     return;
                 }
                 if let Some(Value::String(name)) = m.get("name") {
-                    let (source, fragment) = self.parse_ref(name, from);
+                    let id = base.child(self, name);
                     self.defs.push(TypeDef {
-                        source,
-                        fragment,
+                        source: id.source,
+                        fragment: id.frag.unwrap_or_default(),
                         value: types.clone(),
+                        scope: base.clone(),
                     });
                 }
             }
@@ -262,6 +315,34 @@ impl<'a> TypeEnv<'a> {
         }
         same.into_iter()
             .find(|&i| self.defs[i].local() == local_name(&fragment) && !fragment.is_empty())
+    }
+
+    /// Finds the definition a type name refers to exactly as cwl-utils resolves it (what
+    /// cwl2mcp 0.1.0 sees): a relative name drops the last two segments of the base fragment
+    /// (`refScope: 2`) and is appended to the rest, with no search up the scopes; the result
+    /// must equal a definition's full name.
+    pub fn lookup_exact(&self, reference: &str, base: &Base) -> Option<usize> {
+        let (source, fragment) = self.resolve_exact(reference, base)?;
+        (0..self.defs.len())
+            .find(|&i| self.defs[i].source == source && self.defs[i].fragment == fragment)
+    }
+
+    fn resolve_exact(&self, reference: &str, base: &Base) -> Option<(Source, String)> {
+        let absolute = reference.contains("://")
+            || reference.contains('#')
+            || reference
+                .split_once(':')
+                .is_some_and(|(p, _)| self.namespaces.contains_key(p));
+        if absolute {
+            return Some(self.parse_ref(reference, &base.source));
+        }
+        let frag = base.frag.as_ref()?;
+        let mut segs: Vec<&str> = frag.split('/').filter(|s| !s.is_empty()).collect();
+        for _ in 0..2 {
+            segs.pop();
+        }
+        segs.push(reference);
+        Some((base.source.clone(), segs.join("/")))
     }
 
     fn unscope<'s>(&self, fragment: &'s str) -> &'s str {

@@ -32,7 +32,7 @@ async fn started(utf8: bool) -> lsp::Client {
     assert_eq!(caps["hoverProvider"], true);
     assert_eq!(
         caps["codeActionProvider"]["codeActionKinds"],
-        json!(["quickfix"])
+        json!(["quickfix", "source.previewTool"])
     );
     assert_eq!(caps["inlayHintProvider"], true);
     assert_eq!(caps["documentSymbolProvider"], true);

@@ -46,7 +46,6 @@ use serde_json::{Map, Value, json};
 
 use crate::settings::{Profile, ProtocolVersion};
 
-pub mod document;
 mod hint;
 mod inline;
 mod ogc;

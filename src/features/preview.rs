@@ -29,7 +29,11 @@ fn entries(snapshot: &Snapshot, settings: &Settings, context: &DocumentContext) 
 }
 
 /// The key of the innermost process containing `offset`, for the code action's argument.
-pub fn process_key_at(snapshot: &Snapshot, context: &DocumentContext, offset: usize) -> Option<String> {
+pub fn process_key_at(
+    snapshot: &Snapshot,
+    context: &DocumentContext,
+    offset: usize,
+) -> Option<String> {
     let yaml = YamlDoc::build(snapshot);
     let view = CwlView::new(&yaml);
     let process = view.process_at(offset)?;
@@ -37,7 +41,11 @@ pub fn process_key_at(snapshot: &Snapshot, context: &DocumentContext, offset: us
 }
 
 /// One lens above each hint, or above each process without one, titled with the derived name.
-pub fn code_lenses(snapshot: &Snapshot, settings: &Settings, context: &DocumentContext) -> Vec<Lens> {
+pub fn code_lenses(
+    snapshot: &Snapshot,
+    settings: &Settings,
+    context: &DocumentContext,
+) -> Vec<Lens> {
     entries(snapshot, settings, context)
         .iter()
         .map(|e| {
@@ -68,11 +76,9 @@ impl std::fmt::Display for PreviewError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PreviewError::NoProcess(what) => write!(f, "{what}"),
-            PreviewError::Refused(reasons) => write!(
-                f,
-                "the MCP Tool cannot be derived: {}",
-                reasons.join("; ")
-            ),
+            PreviewError::Refused(reasons) => {
+                write!(f, "the MCP Tool cannot be derived: {}", reasons.join("; "))
+            }
         }
     }
 }
@@ -105,13 +111,17 @@ pub fn preview(
             .iter()
             .filter(|(p, _)| p.blocking)
             .map(|(p, span)| {
-                let at = snapshot.lines.position(span.start, crate::document::Encoding::Chars);
+                let at = snapshot
+                    .lines
+                    .position(span.start, crate::document::Encoding::Chars);
                 format!("line {}: {} [{}]", at.line + 1, p.message, p.code)
             })
             .collect();
         return Err(PreviewError::Refused(reasons));
     }
-    Ok(tools::sorted(entry.derivation.tool.as_ref().unwrap_or(&Value::Null)))
+    Ok(tools::sorted(
+        entry.derivation.tool.as_ref().unwrap_or(&Value::Null),
+    ))
 }
 
 #[cfg(test)]
@@ -129,13 +139,19 @@ mod tests {
         let tool = preview(&snapshot, &settings, &context, None).unwrap();
         assert_eq!(tool["name"], "echo_region");
         assert_eq!(tool["title"], "Echo");
-        assert_eq!(preview(&snapshot, &settings, &context, Some("echo-region")).unwrap(), tool);
+        assert_eq!(
+            preview(&snapshot, &settings, &context, Some("echo-region")).unwrap(),
+            tool
+        );
         let lenses = code_lenses(&snapshot, &settings, &context);
         assert_eq!(lenses.len(), 1);
         assert_eq!(lenses[0].title, "MCP Tool: echo_region");
         assert_eq!(&DOC[lenses[0].span.clone()], "mcp:Tool");
         let at = DOC.find("title").unwrap();
-        assert_eq!(process_key_at(&snapshot, &context, at).as_deref(), Some("echo-region"));
+        assert_eq!(
+            process_key_at(&snapshot, &context, at).as_deref(),
+            Some("echo-region")
+        );
         assert!(matches!(
             preview(&snapshot, &settings, &context, Some("nope")),
             Err(PreviewError::NoProcess(_))

@@ -12,9 +12,9 @@ use super::convert;
 use super::state::{Job, OpenDocument, State, uri_path};
 use crate::analysis::{self, DocumentContext};
 use crate::config::Layer;
-use crate::features::preview::{self, PREVIEW_COMMAND};
 use crate::document::{Change, Document, Encoding, LineIndex};
 use crate::features;
+use crate::features::preview::{self, PREVIEW_COMMAND};
 
 /// The kind of the preview code action (a source action: it changes nothing).
 const PREVIEW_KIND: &str = "source.previewTool";
@@ -507,9 +507,11 @@ impl LanguageServer for Backend {
             .lines
             .offset(convert::from_lsp(params.range.end), encoding)
             .map_err(|e| invalid_params(e.to_string()))?;
-        let wants_preview = params.context.only.as_ref().is_none_or(|only| {
-            only.iter().any(|k| PREVIEW_KIND.starts_with(k.as_str()))
-        });
+        let wants_preview = params
+            .context
+            .only
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|k| PREVIEW_KIND.starts_with(k.as_str())));
         let wants_fixes = params.context.only.as_ref().is_none_or(|only| {
             only.iter()
                 .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
@@ -595,7 +597,10 @@ impl LanguageServer for Backend {
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
         if params.command != PREVIEW_COMMAND {
-            return Err(invalid_params(format!("unknown command `{}`", params.command)));
+            return Err(invalid_params(format!(
+                "unknown command `{}`",
+                params.command
+            )));
         }
         let uri_text = params
             .arguments

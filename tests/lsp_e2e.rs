@@ -193,3 +193,105 @@ fn a_burst_of_edits_publishes_the_latest_version_and_never_a_stale_one() {
     );
     assert_eq!(client.shutdown(), Some(0));
 }
+
+#[test]
+fn preview_code_action_command_and_lens_follow_unsaved_edits() {
+    let mut client = StdioClient::spawn();
+    let init = client.initialize(
+        json!({}),
+        json!({"cwlMcp": {"metaPrefix": "org.example/e2e"}}),
+    );
+    let caps = &init["result"]["capabilities"];
+    assert_eq!(
+        caps["executeCommandProvider"]["commands"],
+        json!(["cwl-mcp.previewTool"])
+    );
+    let uri = "file:///tmp/cwl-mcp-e2e/echo.cwl";
+    let text = "cwlVersion: v1.2\nclass: CommandLineTool\nid: echo-region\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    title: Écho 日本\n    aliases: [echo]\ninputs:\n  region: string\noutputs: {}\n";
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
+    );
+    client.diagnostics(uri);
+    // The code action is offered anywhere in the process, e.g. on the title.
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 7, "character": 12}, "end": {"line": 7, "character": 12}},
+               "context": {"diagnostics": []}}),
+    );
+    let preview = actions["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["command"]["command"] == "cwl-mcp.previewTool")
+        .unwrap_or_else(|| panic!("no preview action in {actions}"))
+        .clone();
+    assert_eq!(preview["command"]["arguments"], json!([uri, "echo-region"]));
+    let run = |client: &mut StdioClient| {
+        client.request(
+            "workspace/executeCommand",
+            json!({"command": "cwl-mcp.previewTool", "arguments": preview["command"]["arguments"]}),
+        )
+    };
+    let tool = run(&mut client)["result"].clone();
+    assert_eq!(tool["name"], "echo_region");
+    assert_eq!(tool["title"], "Écho 日本");
+    assert_eq!(tool["_meta"]["org.example/e2e-aliases"], json!(["echo"]));
+    // The same value as `derive` prints for the same text and settings.
+    let dir = std::env::temp_dir().join(format!("cwl-mcp-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("echo.cwl"), text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cwl-mcp-lsp"))
+        .args(["derive", "--meta-prefix", "org.example/e2e"])
+        .arg(dir.join("echo.cwl"))
+        .output()
+        .unwrap();
+    let derived: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(derived, tool);
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Edit the hint without saving: add a name; the preview follows.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 7, "character": 0}, "end": {"line": 7, "character": 0}},
+             "text": "    name: echo_v2\n"}]}),
+    );
+    let tool = run(&mut client)["result"].clone();
+    assert_eq!(tool["name"], "echo_v2");
+    // The code lens is titled with the derived name.
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(lenses["result"][0]["command"]["title"], "MCP Tool: echo_v2");
+    // An invalid name refuses the Tool: an error response listing why.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [
+            {"range": {"start": {"line": 7, "character": 10}, "end": {"line": 7, "character": 17}},
+             "text": "echo v2"}]}),
+    );
+    let refused = run(&mut client);
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("line 8") && message.contains("name"),
+        "{refused}"
+    );
+    // Settings changes apply to the preview.
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"cwlMcp": {"metaPrefix": "org.example/changed"}}}),
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 4}, "contentChanges": [
+            {"range": {"start": {"line": 7, "character": 10}, "end": {"line": 7, "character": 17}},
+             "text": "echo_v3"}]}),
+    );
+    let tool = run(&mut client)["result"].clone();
+    assert_eq!(
+        tool["_meta"]["org.example/changed-aliases"],
+        json!(["echo"])
+    );
+    assert_eq!(client.shutdown(), Some(0));
+}

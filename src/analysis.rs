@@ -115,14 +115,27 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// What analysing one document gives: its diagnostics, and the names of the MCP Tools it
+/// derives (with where each is declared), for workspace-wide duplicate checks.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    pub diagnostics: Vec<Diagnostic>,
+    pub tool_names: Vec<(String, Range<usize>)>,
+}
+
 /// Every diagnostic of one document, sorted by position.
 pub fn diagnostics(
     snapshot: &Snapshot,
     settings: &Settings,
     context: &DocumentContext,
 ) -> Vec<Diagnostic> {
+    analyze(snapshot, settings, context).diagnostics
+}
+
+/// Diagnostics and derived Tool names of one document.
+pub fn analyze(snapshot: &Snapshot, settings: &Settings, context: &DocumentContext) -> Analysis {
     let yaml = YamlDoc::build(snapshot);
-    diagnostics_of(&yaml, snapshot, settings, context)
+    analyze_yaml(&yaml, snapshot, settings, context)
 }
 
 /// Same as [`diagnostics`], over an already built YAML tree.
@@ -132,6 +145,15 @@ pub fn diagnostics_of(
     settings: &Settings,
     context: &DocumentContext,
 ) -> Vec<Diagnostic> {
+    analyze_yaml(yaml, snapshot, settings, context).diagnostics
+}
+
+fn analyze_yaml(
+    yaml: &YamlDoc,
+    snapshot: &Snapshot,
+    settings: &Settings,
+    context: &DocumentContext,
+) -> Analysis {
     let mut out: Vec<Diagnostic> = yaml
         .errors
         .iter()
@@ -146,5 +168,12 @@ pub fn diagnostics_of(
     out.extend(tools::diagnostics(&entries, profile));
     out.sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
     out.dedup();
-    out
+    let tool_names = entries
+        .iter()
+        .filter_map(|e| Some((e.name()?.to_string(), e.anchor.clone())))
+        .collect();
+    Analysis {
+        diagnostics: out,
+        tool_names,
+    }
 }

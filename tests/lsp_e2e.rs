@@ -295,3 +295,44 @@ fn preview_code_action_command_and_lens_follow_unsaved_edits() {
     );
     assert_eq!(client.shutdown(), Some(0));
 }
+
+#[test]
+fn duplicate_names_across_open_documents_warn_and_clear_on_close() {
+    let mut client = StdioClient::spawn();
+    client.initialize(json!({}), Value::Null);
+    let doc = |name: &str| {
+        format!(
+            "cwlVersion: v1.2\nclass: CommandLineTool\nid: t\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    name: {name}\ninputs: {{}}\noutputs: {{}}\n"
+        )
+    };
+    let (a, b) = (
+        "file:///tmp/cwl-mcp-dup/a.cwl",
+        "file:///tmp/cwl-mcp-dup/b.cwl",
+    );
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": a, "languageId": "cwl", "version": 1, "text": doc("same")}}),
+    );
+    assert!(!codes(&client.diagnostics(a)).contains(&"tool-name-duplicate".to_string()));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": b, "languageId": "cwl", "version": 1, "text": doc("same")}}),
+    );
+    let in_b = client.diagnostics(b);
+    assert!(
+        codes(&in_b).contains(&"tool-name-duplicate".to_string()),
+        "{in_b}"
+    );
+    let in_a = client.diagnostics(a);
+    assert!(
+        codes(&in_a).contains(&"tool-name-duplicate".to_string()),
+        "{in_a}"
+    );
+    client.notify("textDocument/didClose", json!({"textDocument": {"uri": b}}));
+    let in_a = client.diagnostics(a);
+    assert!(
+        !codes(&in_a).contains(&"tool-name-duplicate".to_string()),
+        "{in_a}"
+    );
+    assert_eq!(client.shutdown(), Some(0));
+}

@@ -125,7 +125,7 @@ impl Backend {
                         st.job(&uri)
                     };
                     let Some(job) = job else { continue };
-                    run_job(&client, &state, job).await;
+                    run_job(&client, &state, &wake, job).await;
                 }
             }
         });
@@ -180,20 +180,20 @@ impl Backend {
     }
 }
 
-async fn run_job(client: &Client, state: &Arc<Mutex<State>>, job: Job) {
+async fn run_job(client: &Client, state: &Arc<Mutex<State>>, wake: &tokio::sync::Notify, job: Job) {
     let uri = job.uri.clone();
     let version = job.snapshot.version;
     let generation = job.generation;
     let config_error = job.config_error.clone();
     let lines = job.snapshot.lines.clone();
     let result = guarded("diagnostics", move || {
-        analysis::diagnostics(&job.snapshot, &job.settings, &job.context)
+        analysis::analyze(&job.snapshot, &job.settings, &job.context)
     })
     .await;
     // A malformed project file is reported on that file.
     report_project_file(client, state, config_error).await;
-    let diags = match result {
-        Ok(d) => d,
+    let analysis = match result {
+        Ok(a) => a,
         Err(e) => {
             client
                 .log_message(MessageType::ERROR, format!("cwl-mcp: {}", e.message))
@@ -201,22 +201,66 @@ async fn run_job(client: &Client, state: &Arc<Mutex<State>>, job: Job) {
             return;
         }
     };
-    let encoding = {
+    let mut diags = analysis.diagnostics;
+    let (encoding, affected) = {
         let mut st = lock(state);
         if st.version(&uri) != Some(version) {
             return; // superseded: the newer version is already queued
+        }
+        // Workspace-wide duplicate names (SPEC §5 `tool-name-duplicate`).
+        let names: Vec<String> = analysis.tool_names.iter().map(|(n, _)| n.clone()).collect();
+        let old = st
+            .tool_names
+            .insert(uri.clone(), names.clone())
+            .unwrap_or_default();
+        for (name, span) in &analysis.tool_names {
+            if let Some(other) = st.other_documents_naming(&uri, name).first() {
+                let file = other
+                    .as_str()
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(other.as_str())
+                    .to_string();
+                diags.push(analysis::Diagnostic::new(
+                    span.clone(),
+                    analysis::Severity::Warning,
+                    "tool-name-duplicate",
+                    format!(
+                        "the MCP tool name `{name}` is also derived by the open document `{file}`; \
+                         names must be unique within a server"
+                    ),
+                ));
+            }
+        }
+        // Documents whose duplicates may have appeared or gone are re-analysed.
+        let mut affected = Vec::new();
+        if old != names {
+            for name in old.iter().chain(names.iter()) {
+                for other in st.other_documents_naming(&uri, name) {
+                    if !affected.contains(&other) {
+                        affected.push(other);
+                    }
+                }
+            }
+            for other in &affected {
+                st.published.remove(other);
+                st.dirty.insert(other.clone());
+            }
         }
         if st.published.get(&uri) == Some(&(version, generation)) {
             return; // already published for this version and these settings
         }
         st.published.insert(uri.clone(), (version, generation));
-        st.encoding
+        (st.encoding, affected)
     };
     let items = diags
         .iter()
         .map(|d| convert::diagnostic(&lines, d, encoding))
         .collect();
     client.publish_diagnostics(uri, items, Some(version)).await;
+    if !affected.is_empty() {
+        wake.notify_one();
+    }
 }
 
 async fn report_project_file(
@@ -398,12 +442,14 @@ impl LanguageServer for Backend {
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
         let path = uri_path(&doc.uri);
-        let context = match &path {
+        let mut context = match &path {
             Some(p) => DocumentContext::from_path(p),
             None => DocumentContext::from_uri(doc.uri.as_str()),
         };
+        context.uri = doc.uri.as_str().to_string();
         {
             let mut st = lock(&self.state);
+            context.sandbox_root = path.as_deref().and_then(|p| st.sandbox_for(p));
             st.docs.insert(
                 doc.uri.clone(),
                 OpenDocument {
@@ -460,7 +506,18 @@ impl LanguageServer for Backend {
             st.docs.remove(&uri);
             st.dirty.remove(&uri);
             st.published.remove(&uri);
+            // Its names no longer count; documents that shared one are re-checked.
+            let names = st.tool_names.remove(&uri).unwrap_or_default();
+            let mut affected = Vec::new();
+            for name in &names {
+                affected.extend(st.other_documents_naming(&uri, name));
+            }
+            for other in affected {
+                st.published.remove(&other);
+                st.dirty.insert(other);
+            }
         }
+        self.wake.notify_one();
         self.client.publish_diagnostics(uri, vec![], None).await;
     }
 

@@ -33,6 +33,8 @@ pub struct State {
     pub generation: u64,
     /// The (version, generation) last published per document.
     pub published: HashMap<Uri, (i32, u64)>,
+    /// The MCP Tool names each open document derives, for workspace-wide duplicates.
+    pub tool_names: HashMap<Uri, Vec<String>>,
 }
 
 /// What an analysis run needs, taken under the lock and used outside it.
@@ -79,6 +81,28 @@ impl State {
             config_error,
             generation: self.generation,
         })
+    }
+
+    /// The folder local reads of a document must stay in (SPEC §9): its workspace folder, else
+    /// the nearest parent holding `.git` or `cwl-mcp.toml`, else its own folder.
+    pub fn sandbox_for(&self, path: &Path) -> Option<PathBuf> {
+        let dir = path.parent()?;
+        if let Some(root) = self.root_of(dir) {
+            return Some(root.to_path_buf());
+        }
+        let marked = dir
+            .ancestors()
+            .find(|d| d.join(".git").exists() || d.join(config::PROJECT_FILE).is_file());
+        Some(marked.unwrap_or(dir).to_path_buf())
+    }
+
+    /// Open documents other than `uri` that derive `name`.
+    pub fn other_documents_naming(&self, uri: &Uri, name: &str) -> Vec<Uri> {
+        self.tool_names
+            .iter()
+            .filter(|(u, names)| *u != uri && names.iter().any(|n| n == name))
+            .map(|(u, _)| u.clone())
+            .collect()
     }
 
     pub fn version(&self, uri: &Uri) -> Option<i32> {

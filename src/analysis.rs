@@ -111,7 +111,7 @@ pub fn diagnostics(
     settings: &Settings,
     context: &DocumentContext,
 ) -> Vec<Diagnostic> {
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     diagnostics_of(&yaml, snapshot, settings, context)
 }
 

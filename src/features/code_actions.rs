@@ -45,7 +45,7 @@ pub fn quick_fixes(
     context: &DocumentContext,
     range: Range<usize>,
 ) -> Vec<Fix> {
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     let diagnostics = analysis::diagnostics_of(&yaml, snapshot, settings, context);
     let wanted: Vec<&Diagnostic> = diagnostics
         .iter()

@@ -12,7 +12,6 @@
 //! (`locate`'s query over the tree-sitter tree, and the CWL view).
 use crate::cwl::CwlView;
 use crate::document::Snapshot;
-use crate::document::yaml::YamlDoc;
 use crate::hint::fields::{self, ANNOTATION_FIELDS, Field, FieldType, Need, TOOL_FIELDS};
 use crate::settings::{Profile, Settings};
 
@@ -57,9 +56,37 @@ pub struct Completion {
 struct Ctx<'t> {
     text: &'t str,
     lines: Vec<Line<'t>>,
+    /// The `$namespaces` bindings (the classes are looked up per `hints` block).
     located: Located,
     settings: &'t Settings,
+    snapshot: &'t Snapshot,
     unit: usize,
+}
+
+/// Where the root's `$namespaces` can be: its block, or the whole text of a flow (JSON)
+/// document; nothing when a block document has none.
+fn namespaces_range(text: &str, lines: &[Line<'_>]) -> Option<std::ops::Range<usize>> {
+    if text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('{')
+    {
+        return Some(0..text.len());
+    }
+    let i = lines
+        .iter()
+        .position(|l| l.content_col == 0 && l.key == Some("$namespaces"))?;
+    let mut end = lines[i].end();
+    for l in &lines[i + 1..] {
+        if l.blank {
+            continue;
+        }
+        if l.content_col == 0 && l.item_dash().is_none() {
+            break;
+        }
+        end = l.end();
+    }
+    Some(lines[i].start..end)
 }
 
 /// What the cursor sits on.
@@ -84,11 +111,16 @@ pub fn completion(snapshot: &Snapshot, settings: &Settings, at: usize) -> Vec<Co
     }
     let lines = outline::lines(text);
     let unit = outline::indent_unit(&lines);
+    let located = match namespaces_range(text, &lines) {
+        Some(range) => locate::locate_in(snapshot, range),
+        None => Located::default(),
+    };
     let ctx = Ctx {
         text,
         lines,
-        located: locate::locate(snapshot),
+        located,
         settings,
+        snapshot,
         unit,
     };
     let li = outline::line_of(&ctx.lines, at);
@@ -239,7 +271,7 @@ fn present<'t>(ctx: &Ctx<'t>, mapping: &Mapping, cursor_line: usize) -> Vec<&'t 
 
 /// The prefix to write and, when it is not bound, the edit binding it.
 fn prefix_and_binding(ctx: &Ctx<'_>, snapshot: &Snapshot) -> (String, Vec<Edit>) {
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     let view = CwlView::new(&yaml);
     let bound = ctx
         .located
@@ -273,7 +305,8 @@ fn has_tool_hint(ctx: &Ctx<'_>, hints_seg: &Seg, cursor_line: usize) -> bool {
         end = l.end();
     }
     let cursor = &ctx.lines[cursor_line];
-    ctx.located.classes.iter().any(|(span, class)| {
+    let classes = locate::locate_in(ctx.snapshot, start..end).classes;
+    classes.iter().any(|(span, class)| {
         span.start >= start
             && span.end <= end
             && !(span.start >= cursor.start && span.start <= cursor.end())
@@ -336,7 +369,7 @@ fn key_items(
     let mut out = Vec::new();
     // `$namespaces` of the root: the extension's entry.
     if n == 1 && path[0].key() == Some("$namespaces") && mapping.col > 0 {
-        let yaml = YamlDoc::build(snapshot);
+        let yaml = snapshot.yaml();
         let view = CwlView::new(&yaml);
         if ctx.located.extension_prefix().is_none() && view.extension_prefix().is_none() {
             let (prefix, _) = edits::extension_prefix(None, |p| {

@@ -32,7 +32,7 @@ pub fn hover(
     context: &DocumentContext,
     at: usize,
 ) -> Option<Hover> {
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     let view = CwlView::new(&yaml);
     // Innermost process first: an inline `run:` process lies inside its workflow.
     let mut processes: Vec<&Process> = view.processes.iter().collect();

@@ -102,3 +102,23 @@ fn odd_texts() {
         exercise(text, text, 200);
     }
 }
+
+mod common;
+
+/// Second tier: every real CWL file of `../shared/corpus/` (conformance tests, pipelines,
+/// deliberately broken files), at a few offsets each.
+#[test]
+fn every_feature_on_the_real_corpus() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let mut files = common::cwl_files(&shared.join("corpus/real"));
+    files.extend(common::cwl_files(&shared.join("corpus/mcp")));
+    assert!(files.len() > 1000);
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        exercise(&path.display().to_string(), &text, 6);
+    }
+}

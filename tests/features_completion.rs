@@ -249,3 +249,71 @@ fn nothing_outside_the_hint() {
         }
     }
 }
+
+#[test]
+fn flow_style_and_json_read_from_the_tree() {
+    // Flow body in a block document.
+    let marked = format!("{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  mcp:Tool: {{name: x, ┃}}\n");
+    let (text, items) = complete(&marked, Profile::Cwl2mcp);
+    assert_eq!(
+        labels(&items),
+        vec!["aliases", "useWhen", "doNotUseWhen", "annotations", "title"]
+    );
+    let annotations = items.iter().find(|i| i.label == "annotations").unwrap();
+    assert_eq!(
+        apply(&text, annotations),
+        format!(
+            "{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  mcp:Tool: {{name: x, annotations: {{readOnlyHint: ${{1|false,true|}}, destructiveHint: ${{2|true,false|}}, idempotentHint: ${{3|false,true|}}, openWorldHint: ${{4|true,false|}}}}}}\n"
+        )
+    );
+    // A flow `annotations` value.
+    let marked = format!(
+        "{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  - class: mcp:Tool\n    annotations: {{readOnlyHint: ┃}}\n"
+    );
+    let (_, items) = complete(&marked, Profile::Extension);
+    assert_eq!(labels(&items), vec!["false", "true"]);
+    // JSON: quoted keys and values, half-typed quoted key.
+    let marked = format!(
+        "{{\"cwlVersion\": \"v1.2\", \"class\": \"CommandLineTool\", \"$namespaces\": {{\"agent\": \"{NS}\"}},\n \"hints\": [{{\"class\": \"agent:Tool\", \"name\": \"x\", \"ann┃\"}}]}}"
+    );
+    let (text, items) = complete(&marked, Profile::Extension);
+    assert_eq!(
+        labels(&items),
+        vec![
+            "title",
+            "description",
+            "aliases",
+            "useWhen",
+            "doNotUseWhen",
+            "annotations"
+        ]
+    );
+    let title = items.iter().find(|i| i.label == "title").unwrap();
+    assert_eq!(
+        apply(&text, title),
+        marked.replacen("\"ann┃\"", "\"title\": \"$1\"", 1)
+    );
+    let marked = format!(
+        "{{\"class\": \"CommandLineTool\", \"$namespaces\": {{\"agent\": \"{NS}\"}}, \"hints\": {{\"agent:Tool\": {{\"annotations\": {{\"readOnlyHint\": true, ┃}}}}}}}}"
+    );
+    let (text, items) = complete(&marked, Profile::Cwl2mcp);
+    assert_eq!(
+        labels(&items),
+        vec!["destructiveHint", "idempotentHint", "openWorldHint"]
+    );
+    assert_eq!(
+        apply(&text, &items[0]),
+        marked.replacen("┃", "\"destructiveHint\": ${1|true,false|}", 1)
+    );
+    // Flow collections that are not the hint: nothing.
+    for marked in [
+        format!("{HEAD}$namespaces:\n  mcp: {NS}\ninputs: {{a: string, ┃}}\n"),
+        format!("{HEAD}hints:\n  DockerRequirement: {{┃}}\n"),
+        format!("{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  other:Tool: {{na┃}}\n"),
+    ] {
+        assert!(
+            complete(&marked, Profile::Extension).1.is_empty(),
+            "{marked}"
+        );
+    }
+}

@@ -123,6 +123,9 @@ pub fn completion(snapshot: &Snapshot, settings: &Settings, at: usize) -> Vec<Co
         snapshot,
         unit,
     };
+    if in_flow_collection(snapshot, at) {
+        return flow::items(&ctx, at);
+    }
     let li = outline::line_of(&ctx.lines, at);
     let line = &ctx.lines[li];
     let col = (at - line.start).min(line.text.len());
@@ -148,6 +151,27 @@ pub fn completion(snapshot: &Snapshot, settings: &Settings, at: usize) -> Vec<Co
             let mapping = outline::mapping_at(&ctx.lines, li, col, starts_item);
             let span = line.start + value_start..word_end.max(line.start + value_start);
             value_items(&ctx, snapshot, &mapping, key, span)
+        }
+    }
+}
+
+/// Whether the tree-sitter tree puts the cursor inside a `{…}` or `[…]` collection (flow
+/// style, JSON), where indentation says nothing.
+fn in_flow_collection(snapshot: &Snapshot, at: usize) -> bool {
+    let root = snapshot.tree.root_node();
+    let Some(mut node) = root.descendant_for_byte_range(at, at) else {
+        return false;
+    };
+    loop {
+        if matches!(node.kind(), "flow_mapping" | "flow_sequence")
+            && node.start_byte() < at
+            && at < node.end_byte()
+        {
+            return true;
+        }
+        match node.parent() {
+            Some(p) => node = p,
+            None => return false,
         }
     }
 }
@@ -602,4 +626,227 @@ fn value_items(
         });
     }
     out
+}
+
+/// Completion inside flow collections and JSON, read from the YAML tree: the chain of nodes
+/// holding the cursor says where it is.
+mod flow {
+    use super::*;
+    use crate::cwl::EXTENSION_NS;
+    use crate::document::yaml::{Kind, Node, Style};
+
+    /// One step from the root to the cursor: the key (or `None` for a list item) and the node.
+    type Step<'a> = (Option<&'a str>, &'a Node);
+
+    fn chain<'a>(yaml: &'a crate::document::yaml::YamlDoc, at: usize) -> Vec<Step<'a>> {
+        let mut out = Vec::new();
+        let Some(mut node) = yaml.root.as_ref() else {
+            return out;
+        };
+        out.push((None, node));
+        for _ in 0..256 {
+            let next = match &node.kind {
+                Kind::Map { pairs, .. } => pairs
+                    .iter()
+                    .find(|p| {
+                        let v = yaml.deref(&p.value);
+                        v.span.start <= at && at < v.span.end && !v.span.is_empty()
+                    })
+                    .map(|p| (p.key.scalar(), yaml.deref(&p.value))),
+                Kind::Seq { items, .. } => items
+                    .iter()
+                    .map(|i| yaml.deref(i))
+                    .find(|i| i.span.start <= at && at < i.span.end)
+                    .map(|i| (None, i)),
+                _ => None,
+            };
+            match next {
+                Some(step) => {
+                    node = step.1;
+                    out.push(step);
+                }
+                None => break,
+            }
+        }
+        out
+    }
+
+    fn json_style(map: &Node) -> bool {
+        map.pairs().is_some_and(|pairs| {
+            pairs.iter().any(|p| {
+                matches!(
+                    p.key.kind,
+                    Kind::Scalar {
+                        style: Style::DoubleQuoted,
+                        ..
+                    }
+                )
+            })
+        })
+    }
+
+    /// Whether `chain[..=j]` ends at a Tool hint body.
+    fn is_tool(ctx: &Ctx<'_>, chain: &[Step<'_>], j: usize, view: &CwlView<'_>) -> bool {
+        // Map form: `hints: {P:Tool: {…}}`; list form: `hints: [{class: P:Tool, …}]`. Either
+        // way the step before the body is `hints`.
+        if j < 1 || chain[j - 1].0 != Some("hints") {
+            return false;
+        }
+        let tool = |c: &str| ctx.located.is_tool(c) || view_is_tool(view, c);
+        match chain[j].0 {
+            Some(class) => tool(class),
+            None => chain[j]
+                .1
+                .get("class")
+                .and_then(|c| c.scalar())
+                .is_some_and(tool),
+        }
+    }
+
+    fn view_is_tool(view: &CwlView<'_>, class: &str) -> bool {
+        view.expand(class) == format!("{EXTENSION_NS}Tool")
+    }
+
+    pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
+        let yaml = ctx.snapshot.yaml();
+        let view = CwlView::new(&yaml);
+        let chain = chain(&yaml, at);
+        // The innermost flow mapping holding the cursor.
+        let Some(j) = chain
+            .iter()
+            .rposition(|(_, n)| n.is_map() && n.is_flow() && n.span.start < at)
+        else {
+            return Vec::new();
+        };
+        let map = chain[j].1;
+        let json = json_style(map)
+            || yaml
+                .root
+                .as_ref()
+                .is_some_and(|r| r.is_flow() && json_style(r));
+        // The entry being written: from the last `{` or `,` before the cursor.
+        let text = ctx.text;
+        let sep = text[map.span.start..at]
+            .rfind([',', '{'])
+            .map_or(map.span.start, |i| map.span.start + i + 1);
+        let segment = &text[sep..at];
+        let lead = segment.len() - segment.trim_start().len();
+        let word_start = sep + lead;
+        let rest = &text[at..];
+        let mut word_end = at
+            + rest
+                .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')))
+                .unwrap_or(rest.len());
+        if json && text[word_end..].starts_with('"') {
+            word_end += 1;
+        }
+        let q = |s: &str| {
+            if json {
+                format!("\"{s}\"")
+            } else {
+                s.to_string()
+            }
+        };
+        let profile = ctx.settings.profile;
+        let typed = segment.trim_start();
+        if let Some(i) = typed
+            .find(':')
+            .filter(|&i| typed[i + 1..].starts_with(' ') || typed[i + 1..].is_empty() && json)
+        {
+            // A value: `key: va|`.
+            let key = typed[..i].trim().trim_matches('"');
+            let value_start =
+                word_start + i + 1 + (typed[i + 1..].len() - typed[i + 1..].trim_start().len());
+            let span = value_start..word_end.max(value_start);
+            let in_annotations =
+                chain[j].0 == Some("annotations") && is_tool(ctx, &chain, j - 1, &view);
+            if !in_annotations {
+                return Vec::new();
+            }
+            let Some(field) = fields::annotation_field(key).filter(|f| f.ty == FieldType::Boolean)
+            else {
+                return Vec::new();
+            };
+            let default = field.mcp_default.unwrap_or_default();
+            return [default, !default]
+                .into_iter()
+                .map(|value| Completion {
+                    label: value.to_string(),
+                    kind: CompletionKind::Value,
+                    detail: if value == default {
+                        format!("MCP default: clients assume `{value}` when `{key}` is absent")
+                    } else {
+                        "boolean".to_string()
+                    },
+                    documentation: field_doc(field),
+                    edit: Edit::new(span.clone(), value.to_string()),
+                    snippet: false,
+                    as_is: false,
+                    additional_edits: Vec::new(),
+                    sort_text: if value == default {
+                        "0".into()
+                    } else {
+                        "1".into()
+                    },
+                    preselect: value == default,
+                })
+                .collect();
+        }
+        let span = word_start..word_end.max(word_start);
+        let present: Vec<&str> = map
+            .pairs()
+            .unwrap_or(&[])
+            .iter()
+            .filter(|p| !(p.key.span.start <= at && at <= p.key.span.end))
+            .filter_map(|p| p.key.scalar())
+            .collect();
+        let (table, record) = if is_tool(ctx, &chain, j, &view) {
+            (TOOL_FIELDS, "tool")
+        } else if j >= 1 && chain[j].0 == Some("annotations") && is_tool(ctx, &chain, j - 1, &view)
+        {
+            (ANNOTATION_FIELDS, "annotations")
+        } else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, field) in table.iter().enumerate() {
+            if field.ty == FieldType::Class
+                || field.need(profile) == Need::Rejected
+                || present.contains(&field.key)
+            {
+                continue;
+            }
+            let value = match field.ty {
+                FieldType::Boolean => bool_choice(field, 1),
+                FieldType::StringList => "[$1]".to_string(),
+                FieldType::Mapping => format!(
+                    "{{{}}}",
+                    fields::boolean_annotations()
+                        .enumerate()
+                        .map(|(k, a)| format!("{}: {}", q(a.key), bool_choice(a, k + 1)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                _ if json => "\"$1\"".to_string(),
+                _ => "$1".to_string(),
+            };
+            out.push(Completion {
+                label: field.key.to_string(),
+                kind: CompletionKind::Field,
+                detail: field_detail(field, profile),
+                documentation: field_doc(field),
+                edit: Edit::new(span.clone(), format!("{}: {value}", q(field.key))),
+                snippet: true,
+                as_is: false,
+                additional_edits: Vec::new(),
+                sort_text: if record == "tool" {
+                    format!("{}{i:02}", u8::from(field.need(profile) != Need::Required))
+                } else {
+                    format!("{i:02}")
+                },
+                preselect: false,
+            });
+        }
+        out
+    }
 }

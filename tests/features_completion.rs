@@ -289,6 +289,7 @@ fn flow_style_and_json_read_from_the_tree() {
         ]
     );
     let title = items.iter().find(|i| i.label == "title").unwrap();
+    assert_eq!(title.filter_text.as_deref(), Some("\"title\""));
     assert_eq!(
         apply(&text, title),
         marked.replacen("\"ann┃\"", "\"title\": \"$1\"", 1)

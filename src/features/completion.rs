@@ -50,6 +50,8 @@ pub struct Completion {
     pub additional_edits: Vec<Edit>,
     pub sort_text: String,
     pub preselect: bool,
+    /// What the client filters on, when not the label (a JSON key typed with its quote).
+    pub filter_text: Option<String>,
 }
 
 /// Everything completion knows about the document.
@@ -414,6 +416,7 @@ fn key_items(
                 additional_edits: Vec::new(),
                 sort_text: "0".into(),
                 preselect: true,
+                filter_text: None,
             });
         }
         return out;
@@ -493,6 +496,7 @@ fn key_items(
                 additional_edits: Vec::new(),
                 sort_text: format!("{}{i:02}", u8::from(field.need(profile) != Need::Required)),
                 preselect: false,
+                filter_text: None,
             });
         }
         return out;
@@ -524,6 +528,7 @@ fn key_items(
                 additional_edits: Vec::new(),
                 sort_text: format!("{i:02}"),
                 preselect: false,
+                filter_text: None,
             });
         }
     }
@@ -558,6 +563,7 @@ fn class_item(
         additional_edits: additional,
         sort_text: "0".into(),
         preselect: true,
+        filter_text: None,
     }
 }
 
@@ -598,6 +604,7 @@ fn value_items(
                 additional_edits: Vec::new(),
                 sort_text: format!("{i}"),
                 preselect: i == 0,
+                filter_text: None,
             });
         }
         return out;
@@ -623,6 +630,7 @@ fn value_items(
             additional_edits: Vec::new(),
             sort_text: if is_default { "0".into() } else { "1".into() },
             preselect: is_default,
+            filter_text: None,
         });
     }
     out
@@ -789,6 +797,7 @@ mod flow {
                         "1".into()
                     },
                     preselect: value == default,
+                    filter_text: None,
                 })
                 .collect();
         }
@@ -836,6 +845,7 @@ mod flow {
                 detail: field_detail(field, profile),
                 documentation: field_doc(field),
                 edit: Edit::new(span.clone(), format!("{}: {value}", q(field.key))),
+                filter_text: json.then(|| q(field.key)),
                 snippet: true,
                 as_is: false,
                 additional_edits: Vec::new(),

@@ -306,9 +306,43 @@ fn flow_style_and_json_read_from_the_tree() {
         apply(&text, &items[0]),
         marked.replacen("┃", "\"destructiveHint\": ${1|true,false|}", 1)
     );
+    // The class in flow and JSON `hints`, in both forms, binding the namespace when unbound.
+    let marked = format!("{HEAD}hints: {{DockerRequirement: {{dockerPull: a}}, ┃}}\n");
+    let (text, items) = complete(&marked, Profile::Extension);
+    assert_eq!(labels(&items), vec!["mcp:Tool"]);
+    assert_eq!(
+        apply(&text, &items[0]),
+        format!(
+            "$namespaces:\n  mcp: {NS}\n{HEAD}hints: {{DockerRequirement: {{dockerPull: a}}, mcp:Tool: {{$1}}}}\n"
+        )
+    );
+    let marked = "{\"class\": \"CommandLineTool\", \"hints\": [{\"class\": \"┃\"}]}";
+    let (text, items) = complete(marked, Profile::Cwl2mcp);
+    assert_eq!(labels(&items), vec!["mcp:Tool"]);
+    assert_eq!(
+        apply(&text, &items[0]),
+        format!(
+            "{{\"$namespaces\": {{\"mcp\": \"{NS}\"}}, \"class\": \"CommandLineTool\", \"hints\": [{{\"class\": \"mcp:Tool\"}}]}}"
+        )
+    );
+    let marked = format!(
+        "{{\"$namespaces\": {{\"agent\": \"{NS}\"}}, \"hints\": [{{\"dockerPull\": \"x\", \"cl┃\"}}]}}"
+    );
+    let (text, items) = complete(&marked, Profile::Extension);
+    assert_eq!(labels(&items), vec!["class: agent:Tool"]);
+    assert_eq!(
+        apply(&text, &items[0]),
+        marked.replacen("\"cl┃\"", "\"class\": \"agent:Tool\"", 1)
+    );
+    // Not twice.
+    let marked = format!(
+        "{{\"$namespaces\": {{\"agent\": \"{NS}\"}}, \"hints\": [{{\"class\": \"agent:Tool\"}}, {{\"class\": \"┃\"}}]}}"
+    );
+    assert!(complete(&marked, Profile::Extension).1.is_empty());
     // Flow collections that are not the hint: nothing.
     for marked in [
         format!("{HEAD}$namespaces:\n  mcp: {NS}\ninputs: {{a: string, ┃}}\n"),
+        format!("{HEAD}requirements: {{┃}}\n"),
         format!("{HEAD}hints:\n  DockerRequirement: {{┃}}\n"),
         format!("{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  other:Tool: {{na┃}}\n"),
     ] {

@@ -711,6 +711,22 @@ mod flow {
         }
     }
 
+    /// Whether the `hints` collection `hints` already holds a Tool hint other than the entry
+    /// at the cursor.
+    fn other_tool(ctx: &Ctx<'_>, view: &CwlView<'_>, hints: &Node, at: usize) -> bool {
+        let tool = |c: &str| ctx.located.is_tool(c) || view_is_tool(view, c);
+        let here = |span: &std::ops::Range<usize>| span.start <= at && at <= span.end;
+        match &hints.kind {
+            Kind::Map { pairs, .. } => pairs
+                .iter()
+                .any(|p| !here(&p.key.span) && p.key.scalar().is_some_and(tool)),
+            Kind::Seq { items, .. } => items.iter().any(|i| {
+                !here(&i.span) && i.get("class").and_then(|c| c.scalar()).is_some_and(tool)
+            }),
+            _ => false,
+        }
+    }
+
     fn view_is_tool(view: &CwlView<'_>, class: &str) -> bool {
         view.expand(class) == format!("{EXTENSION_NS}Tool")
     }
@@ -757,6 +773,8 @@ mod flow {
         };
         let profile = ctx.settings.profile;
         let typed = segment.trim_start();
+        // The cursor is in an item of a `hints` list.
+        let hints_item = j >= 1 && chain[j - 1].0 == Some("hints") && chain[j].0.is_none();
         if let Some(i) = typed
             .find(':')
             .filter(|&i| typed[i + 1..].starts_with(' ') || typed[i + 1..].is_empty() && json)
@@ -766,6 +784,20 @@ mod flow {
             let value_start =
                 word_start + i + 1 + (typed[i + 1..].len() - typed[i + 1..].trim_start().len());
             let span = value_start..word_end.max(value_start);
+            if key == "class" && hints_item {
+                if other_tool(ctx, &view, chain[j - 1].1, at) {
+                    return Vec::new();
+                }
+                let (prefix, additional) = prefix_and_binding(ctx, ctx.snapshot);
+                let class = format!("{prefix}:Tool");
+                return vec![class_item(
+                    class.clone(),
+                    q(&class),
+                    span,
+                    additional,
+                    false,
+                )];
+            }
             let in_annotations =
                 chain[j].0 == Some("annotations") && is_tool(ctx, &chain, j - 1, &view);
             if !in_annotations {
@@ -809,6 +841,26 @@ mod flow {
             .filter(|p| !(p.key.span.start <= at && at <= p.key.span.end))
             .filter_map(|p| p.key.scalar())
             .collect();
+        // The hint class: a key of a flow `hints` mapping, or `class` of a flow `hints` item.
+        if chain[j].0 == Some("hints") || hints_item && !present.contains(&"class") {
+            if other_tool(ctx, &view, chain[if hints_item { j - 1 } else { j }].1, at) {
+                return Vec::new();
+            }
+            let (prefix, additional) = prefix_and_binding(ctx, ctx.snapshot);
+            let class = format!("{prefix}:Tool");
+            let (label, new_text) = if hints_item {
+                (
+                    format!("class: {class}"),
+                    format!("{}: {}", q("class"), q(&class)),
+                )
+            } else {
+                (class.clone(), format!("{}: {{$1}}", q(&class)))
+            };
+            let mut item = class_item(label, new_text, span, additional, false);
+            item.snippet = !hints_item;
+            item.filter_text = json.then(|| q(if hints_item { "class" } else { &class }));
+            return vec![item];
+        }
         let (table, record) = if is_tool(ctx, &chain, j, &view) {
             (TOOL_FIELDS, "tool")
         } else if j >= 1 && chain[j].0 == Some("annotations") && is_tool(ctx, &chain, j - 1, &view)

@@ -47,6 +47,11 @@ fn hint_class_in_map_form_uses_the_bound_prefix() {
         let (text, items) = complete(&marked, profile);
         assert_eq!(labels(&items), vec!["agent:Tool"]);
         assert!(items[0].additional_edits.is_empty());
+        assert!(
+            items[0]
+                .documentation
+                .starts_with(cwl_mcp_lsp::hint::fields::TOOL_DOC)
+        );
         assert_eq!(
             apply(&text, &items[0]),
             format!(

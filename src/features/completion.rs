@@ -549,12 +549,7 @@ fn class_item(
         } else {
             "MCP Tool hint".into()
         },
-        documentation: format!(
-            "{}\n\n{}",
-            "Describes the MCP Tool derived from this CWL process: callable name, title, \
-             selection guidance and behavioural annotations.",
-            TOOL_FIELDS[0].doc
-        ),
+        documentation: format!("{}\n\n{}", fields::TOOL_DOC, TOOL_FIELDS[0].doc),
         label,
         kind: CompletionKind::Class,
         edit: Edit::new(span, new_text),

@@ -331,7 +331,7 @@ fn flow_style_and_json_read_from_the_tree() {
         )
     );
     let marked = format!(
-        "{{\"$namespaces\": {{\"agent\": \"{NS}\"}}, \"hints\": [{{\"dockerPull\": \"x\", \"cl┃\"}}]}}"
+        "{{\"class\": \"Workflow\", \"$namespaces\": {{\"agent\": \"{NS}\"}}, \"hints\": [{{\"dockerPull\": \"x\", \"cl┃\"}}]}}"
     );
     let (text, items) = complete(&marked, Profile::Extension);
     assert_eq!(labels(&items), vec!["class: agent:Tool"]);
@@ -341,7 +341,7 @@ fn flow_style_and_json_read_from_the_tree() {
     );
     // Not twice.
     let marked = format!(
-        "{{\"$namespaces\": {{\"agent\": \"{NS}\"}}, \"hints\": [{{\"class\": \"agent:Tool\"}}, {{\"class\": \"┃\"}}]}}"
+        "{{\"class\": \"Workflow\", \"$namespaces\": {{\"agent\": \"{NS}\"}}, \"hints\": [{{\"class\": \"agent:Tool\"}}, {{\"class\": \"┃\"}}]}}"
     );
     assert!(complete(&marked, Profile::Extension).1.is_empty());
     // Flow collections that are not the hint: nothing.
@@ -356,4 +356,23 @@ fn flow_style_and_json_read_from_the_tree() {
             "{marked}"
         );
     }
+}
+
+#[test]
+fn graph_processes_count_and_step_hints_do_not() {
+    let marked = format!(
+        "cwlVersion: v1.2\n$namespaces:\n  mcp: {NS}\n$graph:\n- class: CommandLineTool\n  id: a\n  inputs: []\n  outputs: []\n- id: main\n  class: Workflow\n  hints:\n    mcp:Tool:\n      ┃\n  steps:\n    s1:\n      run: '#a'\n      hints:\n        mcp:Tool:\n          X\n"
+    );
+    let (_, items) = complete(&marked.replace('X', ""), Profile::Extension);
+    assert!(labels(&items).contains(&"name"), "{:?}", labels(&items));
+    // A step's `hints` is not a process's: nothing there.
+    let step = marked.replace('┃', "").replace('X', "┃");
+    assert!(complete(&step, Profile::Extension).1.is_empty());
+    let step = step.replace("        mcp:Tool:\n          ┃", "        ┃");
+    assert!(complete(&step, Profile::Extension).1.is_empty());
+    // The same in flow style.
+    let flow = format!(
+        "class: Workflow\n$namespaces: {{mcp: {NS}}}\nsteps:\n  s1:\n    hints: {{mcp:Tool: {{na┃}}}}\n"
+    );
+    assert!(complete(&flow, Profile::Extension).1.is_empty());
 }

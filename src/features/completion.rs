@@ -257,7 +257,7 @@ fn mapping_of(ctx: &Ctx<'_>, seg: &Seg) -> Mapping {
 /// Whether the mapping at the end of `path` is an `mcp:Tool` hint body (`mapping` is it).
 fn is_tool_body(ctx: &Ctx<'_>, path: &[Seg], mapping: &Mapping, cursor_line: usize) -> bool {
     let n = path.len();
-    if n < 2 || path[n - 2].key() != Some("hints") {
+    if n < 2 || path[n - 2].key() != Some("hints") || !in_process(ctx, &path[n - 2]) {
         return false;
     }
     match &path[n - 1] {
@@ -268,6 +268,18 @@ fn is_tool_body(ctx: &Ctx<'_>, path: &[Seg], mapping: &Mapping, cursor_line: usi
             .find(|(k, i)| *k == "class" && *i != cursor_line)
             .is_some_and(|(_, i)| ctx.located.is_tool(unquote(ctx.lines[i].value))),
     }
+}
+
+/// Whether the `hints` key of `seg` belongs to a process (a mapping whose `class` is a CWL
+/// process class), not to a workflow step or anything else.
+fn in_process(ctx: &Ctx<'_>, seg: &Seg) -> bool {
+    let Seg::Key { line, col, .. } = seg else {
+        return false;
+    };
+    let starts_item = ctx.lines[*line].item_dash().is_some_and(|d| d < *col);
+    outline::mapping_at(&ctx.lines, *line, *col, starts_item)
+        .value_of(&ctx.lines, "class")
+        .is_some_and(|c| crate::cwl::PROCESS_CLASSES.contains(&unquote(c)))
 }
 
 fn unquote(s: &str) -> &str {
@@ -425,7 +437,10 @@ fn key_items(
         return out;
     }
     // Directly under `hints`, map form: the class as a key.
-    if path[n - 1].key() == Some("hints") && !matches!(path[n - 1], Seg::Item { .. }) {
+    if path[n - 1].key() == Some("hints")
+        && !matches!(path[n - 1], Seg::Item { .. })
+        && in_process(ctx, &path[n - 1])
+    {
         if has_tool_hint(ctx, &path[n - 1], cursor_line) {
             return out;
         }
@@ -440,7 +455,11 @@ fn key_items(
         return out;
     }
     // A list item under `hints`: `class: P:Tool` when the item has no class yet.
-    if n >= 2 && path[n - 2].key() == Some("hints") && matches!(path[n - 1], Seg::Item { .. }) {
+    if n >= 2
+        && path[n - 2].key() == Some("hints")
+        && matches!(path[n - 1], Seg::Item { .. })
+        && in_process(ctx, &path[n - 2])
+    {
         let keys = present(ctx, mapping, cursor_line);
         if !keys.contains(&"class") {
             if has_tool_hint(ctx, &path[n - 2], cursor_line) || key_only {
@@ -575,6 +594,9 @@ fn value_items(
     let cursor_line = outline::line_of(&ctx.lines, span.start);
     let mut out = Vec::new();
     if key == "class" && n >= 2 && path[n - 2].key() == Some("hints") {
+        if !in_process(ctx, &path[n - 2]) {
+            return out;
+        }
         if matches!(path[n - 1], Seg::Item { .. }) && !has_tool_hint(ctx, &path[n - 2], cursor_line)
         {
             let (prefix, additional) = prefix_and_binding(ctx, snapshot);
@@ -692,7 +714,7 @@ mod flow {
     fn is_tool(ctx: &Ctx<'_>, chain: &[Step<'_>], j: usize, view: &CwlView<'_>) -> bool {
         // Map form: `hints: {P:Tool: {…}}`; list form: `hints: [{class: P:Tool, …}]`. Either
         // way the step before the body is `hints`.
-        if j < 1 || chain[j - 1].0 != Some("hints") {
+        if j < 2 || chain[j - 1].0 != Some("hints") || !is_process(chain[j - 2].1) {
             return false;
         }
         let tool = |c: &str| ctx.located.is_tool(c) || view_is_tool(view, c);
@@ -720,6 +742,12 @@ mod flow {
             }),
             _ => false,
         }
+    }
+
+    fn is_process(node: &Node) -> bool {
+        node.get("class")
+            .and_then(|c| c.scalar())
+            .is_some_and(|c| crate::cwl::PROCESS_CLASSES.contains(&c))
     }
 
     fn view_is_tool(view: &CwlView<'_>, class: &str) -> bool {
@@ -769,7 +797,10 @@ mod flow {
         let profile = ctx.settings.profile;
         let typed = segment.trim_start();
         // The cursor is in an item of a `hints` list.
-        let hints_item = j >= 1 && chain[j - 1].0 == Some("hints") && chain[j].0.is_none();
+        let hints_item = j >= 2
+            && chain[j - 1].0 == Some("hints")
+            && chain[j].0.is_none()
+            && is_process(chain[j - 2].1);
         if let Some(i) = typed
             .find(':')
             .filter(|&i| typed[i + 1..].starts_with(' ') || typed[i + 1..].is_empty() && json)
@@ -837,7 +868,8 @@ mod flow {
             .filter_map(|p| p.key.scalar())
             .collect();
         // The hint class: a key of a flow `hints` mapping, or `class` of a flow `hints` item.
-        if chain[j].0 == Some("hints") || hints_item && !present.contains(&"class") {
+        let hints_map = j >= 1 && chain[j].0 == Some("hints") && is_process(chain[j - 1].1);
+        if hints_map || hints_item && !present.contains(&"class") {
             if other_tool(ctx, &view, chain[if hints_item { j - 1 } else { j }].1, at) {
                 return Vec::new();
             }

@@ -134,7 +134,7 @@ pub fn diagnostics(
 
 /// Diagnostics and derived Tool names of one document.
 pub fn analyze(snapshot: &Snapshot, settings: &Settings, context: &DocumentContext) -> Analysis {
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     analyze_yaml(&yaml, snapshot, settings, context)
 }
 

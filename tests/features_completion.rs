@@ -47,6 +47,11 @@ fn hint_class_in_map_form_uses_the_bound_prefix() {
         let (text, items) = complete(&marked, profile);
         assert_eq!(labels(&items), vec!["agent:Tool"]);
         assert!(items[0].additional_edits.is_empty());
+        assert!(
+            items[0]
+                .documentation
+                .starts_with(cwl_mcp_lsp::hint::fields::TOOL_DOC)
+        );
         assert_eq!(
             apply(&text, &items[0]),
             format!(
@@ -248,4 +253,126 @@ fn nothing_outside_the_hint() {
             assert!(items.is_empty(), "at {marker}: {:?}", labels(&items));
         }
     }
+}
+
+#[test]
+fn flow_style_and_json_read_from_the_tree() {
+    // Flow body in a block document.
+    let marked = format!("{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  mcp:Tool: {{name: x, ┃}}\n");
+    let (text, items) = complete(&marked, Profile::Cwl2mcp);
+    assert_eq!(
+        labels(&items),
+        vec!["aliases", "useWhen", "doNotUseWhen", "annotations", "title"]
+    );
+    let annotations = items.iter().find(|i| i.label == "annotations").unwrap();
+    assert_eq!(
+        apply(&text, annotations),
+        format!(
+            "{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  mcp:Tool: {{name: x, annotations: {{readOnlyHint: ${{1|false,true|}}, destructiveHint: ${{2|true,false|}}, idempotentHint: ${{3|false,true|}}, openWorldHint: ${{4|true,false|}}}}}}\n"
+        )
+    );
+    // A flow `annotations` value.
+    let marked = format!(
+        "{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  - class: mcp:Tool\n    annotations: {{readOnlyHint: ┃}}\n"
+    );
+    let (_, items) = complete(&marked, Profile::Extension);
+    assert_eq!(labels(&items), vec!["false", "true"]);
+    // JSON: quoted keys and values, half-typed quoted key.
+    let marked = format!(
+        "{{\"cwlVersion\": \"v1.2\", \"class\": \"CommandLineTool\", \"$namespaces\": {{\"agent\": \"{NS}\"}},\n \"hints\": [{{\"class\": \"agent:Tool\", \"name\": \"x\", \"ann┃\"}}]}}"
+    );
+    let (text, items) = complete(&marked, Profile::Extension);
+    assert_eq!(
+        labels(&items),
+        vec![
+            "title",
+            "description",
+            "aliases",
+            "useWhen",
+            "doNotUseWhen",
+            "annotations"
+        ]
+    );
+    let title = items.iter().find(|i| i.label == "title").unwrap();
+    assert_eq!(title.filter_text.as_deref(), Some("\"title\""));
+    assert_eq!(
+        apply(&text, title),
+        marked.replacen("\"ann┃\"", "\"title\": \"$1\"", 1)
+    );
+    let marked = format!(
+        "{{\"class\": \"CommandLineTool\", \"$namespaces\": {{\"agent\": \"{NS}\"}}, \"hints\": {{\"agent:Tool\": {{\"annotations\": {{\"readOnlyHint\": true, ┃}}}}}}}}"
+    );
+    let (text, items) = complete(&marked, Profile::Cwl2mcp);
+    assert_eq!(
+        labels(&items),
+        vec!["destructiveHint", "idempotentHint", "openWorldHint"]
+    );
+    assert_eq!(
+        apply(&text, &items[0]),
+        marked.replacen("┃", "\"destructiveHint\": ${1|true,false|}", 1)
+    );
+    // The class in flow and JSON `hints`, in both forms, binding the namespace when unbound.
+    let marked = format!("{HEAD}hints: {{DockerRequirement: {{dockerPull: a}}, ┃}}\n");
+    let (text, items) = complete(&marked, Profile::Extension);
+    assert_eq!(labels(&items), vec!["mcp:Tool"]);
+    assert_eq!(
+        apply(&text, &items[0]),
+        format!(
+            "$namespaces:\n  mcp: {NS}\n{HEAD}hints: {{DockerRequirement: {{dockerPull: a}}, mcp:Tool: {{$1}}}}\n"
+        )
+    );
+    let marked = "{\"class\": \"CommandLineTool\", \"hints\": [{\"class\": \"┃\"}]}";
+    let (text, items) = complete(marked, Profile::Cwl2mcp);
+    assert_eq!(labels(&items), vec!["mcp:Tool"]);
+    assert_eq!(
+        apply(&text, &items[0]),
+        format!(
+            "{{\"$namespaces\": {{\"mcp\": \"{NS}\"}}, \"class\": \"CommandLineTool\", \"hints\": [{{\"class\": \"mcp:Tool\"}}]}}"
+        )
+    );
+    let marked = format!(
+        "{{\"class\": \"Workflow\", \"$namespaces\": {{\"agent\": \"{NS}\"}}, \"hints\": [{{\"dockerPull\": \"x\", \"cl┃\"}}]}}"
+    );
+    let (text, items) = complete(&marked, Profile::Extension);
+    assert_eq!(labels(&items), vec!["class: agent:Tool"]);
+    assert_eq!(
+        apply(&text, &items[0]),
+        marked.replacen("\"cl┃\"", "\"class\": \"agent:Tool\"", 1)
+    );
+    // Not twice.
+    let marked = format!(
+        "{{\"class\": \"Workflow\", \"$namespaces\": {{\"agent\": \"{NS}\"}}, \"hints\": [{{\"class\": \"agent:Tool\"}}, {{\"class\": \"┃\"}}]}}"
+    );
+    assert!(complete(&marked, Profile::Extension).1.is_empty());
+    // Flow collections that are not the hint: nothing.
+    for marked in [
+        format!("{HEAD}$namespaces:\n  mcp: {NS}\ninputs: {{a: string, ┃}}\n"),
+        format!("{HEAD}requirements: {{┃}}\n"),
+        format!("{HEAD}hints:\n  DockerRequirement: {{┃}}\n"),
+        format!("{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  other:Tool: {{na┃}}\n"),
+    ] {
+        assert!(
+            complete(&marked, Profile::Extension).1.is_empty(),
+            "{marked}"
+        );
+    }
+}
+
+#[test]
+fn graph_processes_count_and_step_hints_do_not() {
+    let marked = format!(
+        "cwlVersion: v1.2\n$namespaces:\n  mcp: {NS}\n$graph:\n- class: CommandLineTool\n  id: a\n  inputs: []\n  outputs: []\n- id: main\n  class: Workflow\n  hints:\n    mcp:Tool:\n      ┃\n  steps:\n    s1:\n      run: '#a'\n      hints:\n        mcp:Tool:\n          X\n"
+    );
+    let (_, items) = complete(&marked.replace('X', ""), Profile::Extension);
+    assert!(labels(&items).contains(&"name"), "{:?}", labels(&items));
+    // A step's `hints` is not a process's: nothing there.
+    let step = marked.replace('┃', "").replace('X', "┃");
+    assert!(complete(&step, Profile::Extension).1.is_empty());
+    let step = step.replace("        mcp:Tool:\n          ┃", "        ┃");
+    assert!(complete(&step, Profile::Extension).1.is_empty());
+    // The same in flow style.
+    let flow = format!(
+        "class: Workflow\n$namespaces: {{mcp: {NS}}}\nsteps:\n  s1:\n    hints: {{mcp:Tool: {{na┃}}}}\n"
+    );
+    assert!(complete(&flow, Profile::Extension).1.is_empty());
 }

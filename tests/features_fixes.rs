@@ -248,6 +248,35 @@ fn move_from_requirements_map_form_into_list_hints_with_crlf() {
 }
 
 #[test]
+fn move_an_unbound_or_misspelled_hint_and_make_it_recognised() {
+    // Unbound, no `$namespaces`, `requirements` first: the binding comes with the move.
+    let text = format!("requirements:\n  mcp:Tool:\n{BODY}{HEAD}{TAIL}");
+    let fixed = fix(
+        &text,
+        Profile::Extension,
+        "hint-in-requirements",
+        "Move the MCP Tool hint to `hints` and bind `mcp`",
+    );
+    assert_eq!(
+        fixed,
+        format!("{}hints:\n  mcp:Tool:\n{BODY}{HEAD}{TAIL}", namespaces())
+    );
+    assert!(diags(&fixed, Profile::Extension).is_empty());
+    // A near-miss namespace is corrected with the move.
+    let text = format!(
+        "{HEAD}$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension\nrequirements:\n  - class: mcp:Tool\n{}{TAIL}",
+        list_body()
+    );
+    let fixed = fix(
+        &text,
+        Profile::Cwl2mcp,
+        "hint-in-requirements",
+        "Move the MCP Tool hint to `hints` and correct `mcp`",
+    );
+    assert!(diags(&fixed, Profile::Cwl2mcp).is_empty(), "{fixed}");
+}
+
+#[test]
 fn insert_missing_required_fields() {
     // cwl2mcp requires aliases, useWhen, doNotUseWhen: one fix adds the three.
     let body = "    name: echo_region\n    annotations:\n      readOnlyHint: false\n      destructiveHint: false\n      idempotentHint: true\n      openWorldHint: false\n";

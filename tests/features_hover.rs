@@ -259,3 +259,30 @@ fn symbols_for_processes_hints_inputs_and_outputs() {
     );
     assert_eq!(inner.children[1].name, "x");
 }
+
+#[test]
+fn hover_in_json_form() {
+    let marked = format!(
+        "{{\"class\": \"CommandLineTool\", \"id\": \"x-y\", \"$namespaces\": {{\"m\": \"{NS}\"}},\n \"hints\": [{{\"class\": \"m:To┃ol\", \"annotations\": {{\"readOnlyHint\": true}}}}]}}"
+    );
+    let (text, h) = hover_at(&marked, Profile::Extension).expect("a hover");
+    assert_eq!(&text[h.span.clone()], "\"m:Tool\"");
+    assert!(
+        h.markdown
+            .contains("**name:** `x_y` (from the normalized process id)"),
+        "{}",
+        h.markdown
+    );
+    assert!(
+        h.markdown
+            .contains("**title:** x_y (from the normalized process id)"),
+        "{}",
+        h.markdown
+    );
+    let marked = marked
+        .replace('┃', "")
+        .replacen("\"readOnlyHint\"", "\"readOnly┃Hint\"", 1);
+    let (text, h) = hover_at(&marked, Profile::Cwl2mcp).expect("a hover");
+    assert_eq!(&text[h.span.clone()], "\"readOnlyHint\"");
+    assert!(h.markdown.contains("**Here:** `true`"), "{}", h.markdown);
+}

@@ -183,3 +183,96 @@ async fn unknown_documents_and_positions_are_errors_not_panics() {
         .await;
     assert!(response["result"].is_array(), "{response}");
 }
+
+/// Incremental edits reach the features: a key half-typed through `didChange` (the YAML is
+/// broken meanwhile) completes, under the profile set in `initializationOptions`; inlay hints
+/// follow the setting; `only` filters code action kinds.
+#[tokio::test]
+async fn edits_settings_and_kinds_over_the_protocol() {
+    let mut client = lsp::start();
+    client
+        .initialize(
+            json!({}),
+            json!({"cwlMcp": {"profile": "cwl2mcp", "inlayHints": false}}),
+        )
+        .await;
+    let text = "class: CommandLineTool\nid: t\n$namespaces:\n  agent: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  agent:Tool:\n    name: t\n    annotations: {readOnlyHint: yes}\ninputs: []\noutputs: []\n";
+    let uri = "file:///tmp/cwl-mcp-e2e/t.cwl";
+    client.open(uri, text).await;
+    // Type `    use` on a new line after `name: t` (line 6), in two changes.
+    let after_name = json!({"line": 6, "character": 9});
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 2},
+                   "contentChanges": [{"range": {"start": after_name, "end": after_name}, "text": "\n    u"}]}),
+        )
+        .await;
+    let cursor = json!({"line": 7, "character": 5});
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 3},
+                   "contentChanges": [{"range": {"start": cursor, "end": cursor}, "text": "se"}]}),
+        )
+        .await;
+    let response = client
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 7, "character": 7}}),
+        )
+        .await;
+    let items = response["result"].as_array().expect("items");
+    let labels: Vec<&str> = items.iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert!(
+        labels.contains(&"useWhen") && !labels.contains(&"description"),
+        "{labels:?}"
+    );
+    let use_when = items.iter().find(|i| i["label"] == "useWhen").unwrap();
+    assert!(
+        use_when["detail"]
+            .as_str()
+            .unwrap()
+            .contains("required (cwl2mcp profile)")
+    );
+    assert_eq!(
+        use_when["textEdit"]["range"],
+        json!({"start": {"line": 7, "character": 4}, "end": {"line": 7, "character": 7}})
+    );
+    assert_eq!(use_when["insertTextFormat"], 2);
+    // Inlay hints are off.
+    let response = client
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri},
+                   "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}}}),
+        )
+        .await;
+    assert_eq!(response["result"], json!([]));
+    // Code actions: the `yes` fix, unless only refactorings are asked for.
+    let yes = json!({"start": {"line": 8, "character": 32}, "end": {"line": 8, "character": 35}});
+    let response = client
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": yes, "context": {"diagnostics": []}}),
+        )
+        .await;
+    let titles: Vec<&str> = response["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        titles.iter().any(|t| t.starts_with("Write `true`")),
+        "{titles:?}"
+    );
+    let response = client
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": yes,
+                   "context": {"diagnostics": [], "only": ["refactor"]}}),
+        )
+        .await;
+    assert_eq!(response["result"], json!([]));
+}

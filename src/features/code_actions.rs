@@ -45,7 +45,7 @@ pub fn quick_fixes(
     context: &DocumentContext,
     range: Range<usize>,
 ) -> Vec<Fix> {
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     let diagnostics = analysis::diagnostics_of(&yaml, snapshot, settings, context);
     let wanted: Vec<&Diagnostic> = diagnostics
         .iter()
@@ -422,7 +422,35 @@ impl<'a, 's> Ctx<'a, 's> {
             _ => return None,
         }
         edits.push(Edit::new(removal, ""));
-        Some(fix("Move the MCP Tool hint to `hints`", edits, true))
+        // A class that would not be recognised in `hints` either is made to be: its prefix is
+        // bound, or its near-miss namespace corrected, in the same fix.
+        let mut title = "Move the MCP Tool hint to `hints`".to_string();
+        match entry.class.map(|c| classify(&self.view, c)) {
+            Some(ClassMatch::Unbound { prefix }) => {
+                edits.push(edits::bind_namespace(text, &self.view, &prefix, self.unit)?);
+                title.push_str(&format!(" and bind `{prefix}`"));
+            }
+            Some(ClassMatch::Mismatch {
+                prefix: Some(prefix),
+                ..
+            }) => {
+                let ns = self.view.namespaces.iter().find(|n| n.prefix == prefix)?;
+                edits.push(Edit::new(
+                    ns.pair.value.span.clone(),
+                    requote(&ns.pair.value, EXTENSION_NS),
+                ));
+                title.push_str(&format!(" and correct `{prefix}`"));
+            }
+            _ => {}
+        }
+        if edits.iter().any(|a| {
+            edits
+                .iter()
+                .any(|b| a != b && a.span.start < b.span.end && b.span.start < a.span.end)
+        }) {
+            return None;
+        }
+        Some(fix(title, edits, true))
     }
 
     fn hint_of(&self, process: &Process<'a>) -> Option<Entry<'a>> {

@@ -32,7 +32,7 @@ pub fn hover(
     context: &DocumentContext,
     at: usize,
 ) -> Option<Hover> {
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     let view = CwlView::new(&yaml);
     // Innermost process first: an inline `run:` process lies inside its workflow.
     let mut processes: Vec<&Process> = view.processes.iter().collect();
@@ -227,8 +227,9 @@ fn annotations_markdown(eff: &Effective) -> String {
 
 fn class_markdown(class: &str, eff: &Effective, profile: Profile) -> String {
     let mut md = format!(
-        "**MCP Tool** `{class}` ({} profile)\n\nThe MCP Tool derived from this process:\n",
-        profile.as_str()
+        "**MCP Tool** `{class}` ({} profile)\n\n{}\n\nDerived here:\n",
+        profile.as_str(),
+        fields::TOOL_DOC
     );
     md.push_str(&format!(
         "\n- **name:** `{}` (from {})",

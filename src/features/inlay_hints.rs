@@ -3,7 +3,6 @@
 //! (the last annotation, the `annotations` key, or the hint's last field).
 use crate::cwl::CwlView;
 use crate::document::Snapshot;
-use crate::document::yaml::YamlDoc;
 use crate::hint::fields;
 use crate::hint::validate::process_hints;
 use crate::settings::Settings;
@@ -25,7 +24,7 @@ pub fn inlay_hints(snapshot: &Snapshot, settings: &Settings) -> Vec<InlayHint> {
         return Vec::new();
     }
     let text: &str = &snapshot.text;
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     let view = CwlView::new(&yaml);
     let mut out = Vec::new();
     for process in &view.processes {

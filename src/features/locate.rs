@@ -75,13 +75,27 @@ fn unquote(s: &str) -> &str {
     s
 }
 
-/// Runs the query over the snapshot's tree.
+/// Runs the query over the whole tree.
 pub fn locate(snapshot: &Snapshot) -> Located {
+    locate_in(snapshot, 0..snapshot.text.len())
+}
+
+/// Runs the query over the part of the tree that intersects `range` (bytes): on a large
+/// document, only where the answer can be.
+pub fn locate_in(snapshot: &Snapshot, range: Range<usize>) -> Located {
     let mut out = Located::default();
-    let Some(query) = query() else { return out };
+    locate_range(snapshot, range, &mut out);
+    out.classes.sort_by_key(|(s, _)| s.start);
+    out.classes.dedup();
+    out
+}
+
+fn locate_range(snapshot: &Snapshot, range: Range<usize>, out: &mut Located) {
+    let Some(query) = query() else { return };
     let text = snapshot.text.as_bytes();
     let names = query.capture_names();
     let mut cursor = QueryCursor::new();
+    cursor.set_byte_range(range);
     let mut matches = cursor.matches(query, snapshot.tree.root_node(), text);
     while let Some(m) = matches.next() {
         let mut prefix = None;
@@ -106,9 +120,6 @@ pub fn locate(snapshot: &Snapshot) -> Located {
             out.bindings.push(Binding { prefix, uri });
         }
     }
-    out.classes.sort_by_key(|(s, _)| s.start);
-    out.classes.dedup();
-    out
 }
 
 #[cfg(test)]
@@ -131,6 +142,12 @@ mod tests {
         assert!(found.is_tool("agent:Tool"));
         assert!(!found.is_tool("s:Tool"));
         assert!(found.classes.iter().any(|(_, c)| c == "agent:Tool"));
+        // Restricted to the `hints` block: the same classes, no bindings.
+        let snapshot = Snapshot::parse(text, 0);
+        let hints = text.find("hints:").unwrap();
+        let part = locate_in(&snapshot, hints..text.len());
+        assert!(part.bindings.is_empty());
+        assert_eq!(part.classes, found.classes);
         let json = "{\"$namespaces\": {\"m\": \"https://eoap.github.io/cwl-mcp-extension#\"}}";
         let found = locate(&Snapshot::parse(json, 0));
         assert_eq!(found.extension_prefix(), Some("m"));

@@ -7,7 +7,6 @@ use serde_json::Value;
 use crate::analysis::DocumentContext;
 use crate::cwl::CwlView;
 use crate::document::Snapshot;
-use crate::document::yaml::YamlDoc;
 use crate::settings::Settings;
 use crate::tools::{self, ToolEntry};
 
@@ -23,7 +22,7 @@ pub struct Lens {
 }
 
 fn entries(snapshot: &Snapshot, settings: &Settings, context: &DocumentContext) -> Vec<ToolEntry> {
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     let view = CwlView::new(&yaml);
     tools::derive_document(&yaml, &view, settings, context, &|_, _| true)
 }
@@ -34,7 +33,7 @@ pub fn process_key_at(
     context: &DocumentContext,
     offset: usize,
 ) -> Option<String> {
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     let view = CwlView::new(&yaml);
     let process = view.process_at(offset)?;
     Some(process.key.clone().unwrap_or_else(|| context.uri.clone()))

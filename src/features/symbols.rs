@@ -4,7 +4,6 @@ use std::ops::Range;
 
 use crate::cwl::{CwlView, Param, Process};
 use crate::document::Snapshot;
-use crate::document::yaml::YamlDoc;
 use crate::hint::validate::process_hints;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,7 +105,7 @@ fn nest(into: &mut Vec<Symbol>, symbol: Symbol) {
 
 /// The document's symbols, outermost first.
 pub fn symbols(snapshot: &Snapshot) -> Vec<Symbol> {
-    let yaml = YamlDoc::build(snapshot);
+    let yaml = snapshot.yaml();
     let view = CwlView::new(&yaml);
     let mut out = Vec::new();
     for process in &view.processes {

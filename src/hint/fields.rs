@@ -58,6 +58,11 @@ impl Field {
     }
 }
 
+/// The doc of the `mcp:Tool` record itself (completion of the class, hover on it).
+pub const TOOL_DOC: &str = "CWL hint describing the MCP Tool derived from this process: its \
+    callable name, display title, selection guidance and behavioural annotations. The Tool's \
+    input and output schemas are derived from the CWL inputs and outputs, not written here.";
+
 pub const TOOL_FIELDS: &[Field] = &[
     Field {
         key: "class",

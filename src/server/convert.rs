@@ -77,7 +77,7 @@ pub fn completion(lines: &LineIndex, c: &Completion, enc: Encoding) -> lsp::Comp
         ))),
         preselect: c.preselect.then_some(true),
         sort_text: Some(c.sort_text.clone()),
-        filter_text: Some(c.label.clone()),
+        filter_text: Some(c.filter_text.clone().unwrap_or_else(|| c.label.clone())),
         insert_text_format: Some(if c.snippet {
             lsp::InsertTextFormat::SNIPPET
         } else {

@@ -8,7 +8,7 @@ use cwl_mcp_lsp::settings::{Profile, Settings};
 
 fn inputs() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for dir in ["tests/fixtures/oracle/cases", "examples"] {
+    for dir in ["tests/fixtures/derive/oracle-runs/cases", "examples"] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
         let mut paths: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()

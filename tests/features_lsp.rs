@@ -32,7 +32,7 @@ async fn started(utf8: bool) -> lsp::Client {
     assert_eq!(caps["hoverProvider"], true);
     assert_eq!(
         caps["codeActionProvider"]["codeActionKinds"],
-        json!(["quickfix", "source.previewTool"])
+        json!(["quickfix"])
     );
     assert_eq!(caps["inlayHintProvider"], true);
     assert_eq!(caps["documentSymbolProvider"], true);

@@ -16,8 +16,8 @@ use crate::document::{Change, Document, Encoding, LineIndex};
 use crate::features;
 use crate::features::preview::{self, PREVIEW_COMMAND};
 
-/// The kind of the preview code action (a source action: it changes nothing).
-const PREVIEW_KIND: &str = "source.previewTool";
+/// The preview code action has no kind: editors list kind-less actions in their code action
+/// menu (VS Code's Ctrl+. shows no `source.*` action), and it edits nothing.
 
 pub struct Backend {
     client: Client,
@@ -393,10 +393,7 @@ impl LanguageServer for Backend {
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 code_action_provider: Some(CodeActionProviderCapability::Options(
                     CodeActionOptions {
-                        code_action_kinds: Some(vec![
-                            CodeActionKind::QUICKFIX,
-                            CodeActionKind::new(PREVIEW_KIND),
-                        ]),
+                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
                         resolve_provider: Some(false),
                         ..Default::default()
                     },
@@ -568,7 +565,7 @@ impl LanguageServer for Backend {
             .context
             .only
             .as_ref()
-            .is_none_or(|only| only.iter().any(|k| PREVIEW_KIND.starts_with(k.as_str())));
+            .is_none_or(|only| only.iter().any(|k| k.as_str().is_empty()));
         let wants_fixes = params.context.only.as_ref().is_none_or(|only| {
             only.iter()
                 .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
@@ -606,7 +603,7 @@ impl LanguageServer for Backend {
                 };
                 actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: "Preview derived MCP Tool".into(),
-                    kind: Some(CodeActionKind::new(PREVIEW_KIND)),
+                    kind: None,
                     command: Some(command),
                     ..Default::default()
                 }));

@@ -75,7 +75,8 @@ pub fn derive_document(
     if wanted.is_empty() {
         return Vec::new();
     }
-    let root = yaml.to_json();
+    // The whole document's JSON is built only when a derivation needs it (see `schema_memo`).
+    let mut root: Option<Option<Value>> = None;
     let opts = DeriveOptions::from_settings(settings);
     let location = Location {
         path: context.path.as_deref(),
@@ -89,20 +90,22 @@ pub fn derive_document(
             .hint
             .and_then(|h| h.class_node.map(|n| n.span.clone()))
             .unwrap_or_else(|| process.class_pair.key.span.clone());
-        let derivation = match &root {
-            Some(root) => derive_process(root, view, process, context, location, &opts),
-            None => Derivation {
-                tool: None,
-                problems: vec![Problem {
-                    code: codes::TYPE_TOO_COMPLEX,
-                    message: "the document expands to too many values (YAML aliases nested too \
+        let derivation =
+            match derive_memoized(yaml, view, process, context, location, &opts, &mut root) {
+                Some(d) => d,
+                None => Derivation {
+                    tool: None,
+                    problems: vec![Problem {
+                        code: codes::TYPE_TOO_COMPLEX,
+                        message:
+                            "the document expands to too many values (YAML aliases nested too \
                               deep); no Tool is derived"
-                        .into(),
-                    path: Vec::new(),
-                    blocking: true,
-                }],
-            },
-        };
+                                .into(),
+                        path: Vec::new(),
+                        blocking: true,
+                    }],
+                },
+            };
         let located = derivation
             .problems
             .iter()
@@ -231,4 +234,125 @@ pub fn refusal_reasons(entry: &ToolEntry) -> Vec<&Problem> {
 /// A Tool JSON value with sorted keys (what `derive` prints and the preview returns).
 pub fn sorted(tool: &Value) -> Value {
     crate::derive::view::sorted(tool)
+}
+
+/// Derives one process. A root process's input and output schemas do not depend on its
+/// `mcp:Tool` hint, so they are memoized by the document text without the hint (plus the
+/// settings and the document's place): typing in the hint of a 50,000-line tool re-derives only
+/// the Tool's header (name, title, description, annotations, `_meta`) from the document without
+/// its `inputs`/`outputs`, and takes the schemas, and the problems found in them, from the memo.
+/// `None` when the document's JSON cannot be built (alias bombs).
+fn derive_memoized(
+    yaml: &YamlDoc,
+    view: &CwlView,
+    process: &Process,
+    context: &DocumentContext,
+    location: Location,
+    opts: &DeriveOptions,
+    root: &mut Option<Option<Value>>,
+) -> Option<Derivation> {
+    let full = |root: &mut Option<Option<Value>>| {
+        let json = root.get_or_insert_with(|| yaml.to_json());
+        json.as_ref()
+            .map(|r| derive_process(r, view, process, context, location, opts))
+    };
+    if !process.path.is_empty() {
+        return full(root);
+    }
+    let Some(text) = yaml.text() else {
+        return full(root);
+    };
+    let hint_span = process_hints(view, process).hint.map(|h| h.span.clone());
+    let mut key = format!(
+        "{:?}|{:?}|{}|{:?}|{:?}|{}\0",
+        opts.profile,
+        opts.protocol_version,
+        context.uri,
+        context.path,
+        context.sandbox_root,
+        context.file_stem
+    );
+    match &hint_span {
+        Some(span) => {
+            key.push_str(&text[..span.start]);
+            key.push_str("\0");
+            key.push_str(&text[span.end..]);
+        }
+        None => key.push_str(text),
+    }
+    let header = |yaml: &YamlDoc| {
+        let mut json = process.node.to_json_without(yaml, &["inputs", "outputs"])?;
+        if let Some(map) = json.as_object_mut() {
+            map.insert("inputs".into(), Value::Array(Vec::new()));
+            map.insert("outputs".into(), Value::Array(Vec::new()));
+        }
+        Some(derive_process(
+            &json, view, process, context, location, opts,
+        ))
+    };
+    if let Some(part) = schema_memo::lookup(&key) {
+        let mut derivation = header(yaml)?;
+        if let Some(tool) = derivation.tool.as_mut().and_then(Value::as_object_mut) {
+            for (field, schema) in [("inputSchema", &part.input), ("outputSchema", &part.output)] {
+                match schema {
+                    Some(s) => tool.insert(field.into(), s.clone()),
+                    None => tool.remove(field),
+                };
+            }
+        }
+        derivation.problems.extend(part.problems.iter().cloned());
+        return Some(derivation);
+    }
+    let derivation = full(root)?;
+    if let (Some(tool), Some(head)) = (&derivation.tool, header(yaml)) {
+        let problems = derivation
+            .problems
+            .iter()
+            .filter(|p| !head.problems.contains(p))
+            .cloned()
+            .collect();
+        schema_memo::store(
+            key,
+            schema_memo::Schemas {
+                input: tool.get("inputSchema").cloned(),
+                output: tool.get("outputSchema").cloned(),
+                problems,
+            },
+        );
+    }
+    Some(derivation)
+}
+
+mod schema_memo {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::Value;
+
+    use crate::derive::Problem;
+
+    pub struct Schemas {
+        pub input: Option<Value>,
+        pub output: Option<Value>,
+        /// Problems of the full derivation that the header alone does not have.
+        pub problems: Vec<Problem>,
+    }
+
+    const CAPACITY: usize = 8;
+    type Entry = (Arc<str>, Arc<Schemas>);
+    static MEMO: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+
+    pub fn lookup(key: &str) -> Option<Arc<Schemas>> {
+        let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+        let i = memo.iter().position(|(k, _)| &**k == key)?;
+        let entry = memo.remove(i);
+        let found = entry.1.clone();
+        memo.insert(0, entry);
+        Some(found)
+    }
+
+    pub fn store(key: String, schemas: Schemas) {
+        let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+        memo.insert(0, (key.into(), Arc::new(schemas)));
+        memo.truncate(CAPACITY);
+    }
 }

@@ -81,13 +81,23 @@ pub struct Process<'a> {
     pub doc: Option<&'a Node>,
     pub hints: Vec<Entry<'a>>,
     pub requirements: Vec<Entry<'a>>,
-    pub inputs: Vec<Param<'a>>,
-    pub outputs: Vec<Param<'a>>,
+    /// The `inputs` and `outputs` nodes; read the parameters with [`Process::inputs`] and
+    /// [`Process::outputs`] (large ones are built only then).
+    pub inputs_node: Option<&'a Node>,
+    pub outputs_node: Option<&'a Node>,
     /// Whether the process is written inline under a step's `run:`.
     pub inline: bool,
 }
 
 impl<'a> Process<'a> {
+    pub fn inputs(&self, doc: &'a YamlDoc) -> Vec<Param<'a>> {
+        params(doc, self.inputs_node)
+    }
+
+    pub fn outputs(&self, doc: &'a YamlDoc) -> Vec<Param<'a>> {
+        params(doc, self.outputs_node)
+    }
+
     /// Every entry of `hints` and `requirements` whose class is `class` (bare, as CWL names).
     pub fn requirement(&self, class: &str) -> impl Iterator<Item = &Entry<'a>> {
         let class = class.to_string();
@@ -224,8 +234,8 @@ impl<'a> Walker<'a> {
             doc: node.get("doc"),
             hints: entries(self.doc, node.get("hints"), "hints"),
             requirements: entries(self.doc, node.get("requirements"), "requirements"),
-            inputs: params(self.doc, node.get("inputs")),
-            outputs: params(self.doc, node.get("outputs")),
+            inputs_node: node.get("inputs"),
+            outputs_node: node.get("outputs"),
             inline: inline_step_path.is_some(),
         };
         self.out.push(process);
@@ -401,12 +411,12 @@ steps:
         let wf = &view.processes[0];
         assert_eq!(wf.hints[0].class, Some("mcp:Tool"));
         assert!(!wf.hints[0].map_form);
-        assert_eq!(wf.inputs[0].id, "a");
+        assert_eq!(wf.inputs(&doc)[0].id, "a");
         let inner = &view.processes[1];
         assert!(inner.inline);
         assert_eq!(inner.hints[0].class, Some("mcp:Tool"));
         assert!(inner.hints[0].map_form);
-        assert_eq!(inner.inputs[0].id, "x");
+        assert_eq!(inner.inputs(&doc)[0].id, "x");
         assert_eq!(
             inner.path,
             vec![

@@ -40,6 +40,10 @@ pub enum Kind {
     Alias(String),
     /// Text that could not be parsed.
     Invalid,
+    /// A large subtree (a root process's `inputs` or `outputs`) kept aside and built only when
+    /// read through [`YamlDoc::deref`]: diagnostics rarely need it, and its value, JSON form
+    /// and syntax errors are memoized by content across edits (see [`memo`]).
+    Deferred(usize),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -161,19 +165,22 @@ impl Node {
 
     /// Converts to JSON. Aliases are expanded from `anchors`; `budget` bounds the number of
     /// nodes produced so that alias bombs stay cheap (`None` when it runs out).
-    pub fn to_json(
-        &self,
-        anchors: &HashMap<String, Node>,
-        budget: &mut usize,
-    ) -> Option<serde_json::Value> {
-        self.to_json_depth(anchors, budget, 0)
+    pub fn to_json(&self, doc: &YamlDoc, budget: &mut usize) -> Option<serde_json::Value> {
+        self.to_json_depth(doc, budget, 0, &[])
+    }
+
+    /// The JSON of a mapping without the given top-level keys.
+    pub fn to_json_without(&self, doc: &YamlDoc, skip: &[&str]) -> Option<serde_json::Value> {
+        let mut budget = 2_000_000;
+        self.to_json_depth(doc, &mut budget, 0, skip)
     }
 
     fn to_json_depth(
         &self,
-        anchors: &HashMap<String, Node>,
+        doc: &YamlDoc,
         budget: &mut usize,
         depth: usize,
+        skip: &[&str],
     ) -> Option<serde_json::Value> {
         use serde_json::Value;
         if *budget == 0 || depth > 256 {
@@ -192,7 +199,10 @@ impl Node {
                         Some(Resolved::Float(_)) => pair.key.scalar().unwrap_or("").to_string(),
                         None => continue,
                     };
-                    let value = pair.value.to_json_depth(anchors, budget, depth + 1)?;
+                    if skip.contains(&key.as_str()) {
+                        continue;
+                    }
+                    let value = pair.value.to_json_depth(doc, budget, depth + 1, &[])?;
                     map.insert(key, value);
                 }
                 Value::Object(map)
@@ -200,7 +210,7 @@ impl Node {
             Kind::Seq { items, .. } => Value::Array(
                 items
                     .iter()
-                    .map(|item| item.to_json_depth(anchors, budget, depth + 1))
+                    .map(|item| item.to_json_depth(doc, budget, depth + 1, &[]))
                     .collect::<Option<Vec<_>>>()?,
             ),
             Kind::Scalar { .. } => match self.resolve()? {
@@ -212,11 +222,112 @@ impl Node {
                     .unwrap_or_else(|| Value::String(self.scalar().unwrap_or("").to_string())),
                 Resolved::Str(s) => Value::String(s.to_string()),
             },
-            Kind::Alias(name) => anchors
-                .get(name)?
-                .to_json_depth(anchors, budget, depth + 1)?,
+            Kind::Alias(name) => {
+                doc.anchors
+                    .get(name)?
+                    .to_json_depth(doc, budget, depth + 1, &[])?
+            }
             Kind::Invalid => Value::Null,
+            Kind::Deferred(i) => {
+                let part = doc.deferred.get(*i)?;
+                let json = part.memo.json.as_ref()?;
+                *budget = budget.checked_sub(part.memo.nodes)?;
+                json.clone()
+            }
         })
+    }
+}
+
+impl Node {
+    /// A copy with every span moved by `+by` bytes.
+    pub fn shifted(&self, by: usize) -> Node {
+        self.map_spans(&|s: &Span| s.start + by..s.end + by)
+    }
+
+    fn shifted_back(&self, by: usize) -> Node {
+        self.map_spans(&|s: &Span| s.start - by..s.end - by)
+    }
+
+    fn map_spans(&self, f: &dyn Fn(&Span) -> Span) -> Node {
+        let kind = match &self.kind {
+            Kind::Map { pairs, flow } => Kind::Map {
+                pairs: pairs
+                    .iter()
+                    .map(|p| Pair {
+                        key: p.key.map_spans(f),
+                        value: p.value.map_spans(f),
+                    })
+                    .collect(),
+                flow: *flow,
+            },
+            Kind::Seq { items, flow } => Kind::Seq {
+                items: items.iter().map(|n| n.map_spans(f)).collect(),
+                flow: *flow,
+            },
+            other => other.clone(),
+        };
+        Node {
+            span: f(&self.span),
+            kind,
+            tag: self.tag.clone(),
+        }
+    }
+}
+
+/// The tree-sitter id of the block mapping a document's content is, if it is one.
+fn root_mapping_id(content: tree_sitter::Node) -> Option<usize> {
+    if content.kind() != "block_node" {
+        return None;
+    }
+    let mut cursor = content.walk();
+    let found = content
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "block_mapping")
+        .map(|c| c.id());
+    found
+}
+
+/// Content-keyed memo of deferred subtrees, shared by every document and version: editing the
+/// hint of a 50,000-line tool does not rebuild its unchanged `inputs`.
+pub mod memo {
+    use std::sync::{Arc, Mutex};
+
+    use super::{Node, SyntaxError};
+
+    /// Subtrees smaller than this are built in place.
+    pub const MIN_BYTES: usize = 16 * 1024;
+    /// Entries kept (least recently used dropped first).
+    const CAPACITY: usize = 32;
+
+    #[derive(Debug)]
+    pub struct Memo {
+        pub text: Arc<str>,
+        /// The subtree, with spans relative to its start.
+        pub node: Node,
+        /// Its syntax errors (duplicate keys), relative to its start.
+        pub errors: Vec<SyntaxError>,
+        pub json: Option<serde_json::Value>,
+        /// How many values its JSON holds (for the alias budget).
+        pub nodes: usize,
+    }
+
+    static MEMO: Mutex<Vec<Arc<Memo>>> = Mutex::new(Vec::new());
+
+    /// The memo of exactly this text, moved to the front.
+    pub fn lookup(text: &str) -> Option<Arc<Memo>> {
+        let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+        let i = memo.iter().position(|m| &*m.text == text)?;
+        let found = memo.remove(i);
+        memo.insert(0, found.clone());
+        Some(found)
+    }
+
+    pub fn store(m: Memo) -> Arc<Memo> {
+        let m = Arc::new(m);
+        let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+        memo.insert(0, m.clone());
+        memo.truncate(CAPACITY);
+        m
     }
 }
 
@@ -327,11 +438,39 @@ pub struct YamlDoc {
     pub anchors: HashMap<String, Node>,
     pub errors: Vec<SyntaxError>,
     pub source: Source,
+    /// The subtrees behind [`Kind::Deferred`] nodes.
+    pub deferred: Vec<DeferredPart>,
+    /// The text the tree was built from.
+    pub text: Option<std::sync::Arc<str>>,
+}
+
+/// A deferred subtree: where it is, its memoized content, and its nodes once built.
+#[derive(Debug)]
+pub struct DeferredPart {
+    pub span: Span,
+    memo: std::sync::Arc<memo::Memo>,
+    built: std::sync::OnceLock<Node>,
+}
+
+impl Clone for DeferredPart {
+    fn clone(&self) -> Self {
+        DeferredPart {
+            span: self.span.clone(),
+            memo: self.memo.clone(),
+            built: std::sync::OnceLock::new(),
+        }
+    }
 }
 
 impl YamlDoc {
     /// Builds the tree of a snapshot (see the module doc for the choice of parser).
     pub fn build(snapshot: &Snapshot) -> YamlDoc {
+        let mut doc = YamlDoc::build_tree(snapshot);
+        doc.text = Some(snapshot.text.clone());
+        doc
+    }
+
+    fn build_tree(snapshot: &Snapshot) -> YamlDoc {
         let text: &str = &snapshot.text;
         let root = snapshot.tree.root_node();
         if root.has_error() {
@@ -352,10 +491,15 @@ impl YamlDoc {
         YamlDoc::build(&Snapshot::parse(text, 0))
     }
 
+    /// The text the tree was built from (`None` for trees built without a snapshot).
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+
     pub fn to_json(&self) -> Option<serde_json::Value> {
         let mut budget = 2_000_000;
         match &self.root {
-            Some(root) => root.to_json(&self.anchors, &mut budget),
+            Some(root) => root.to_json(self, &mut budget),
             None => Some(serde_json::Value::Null),
         }
     }
@@ -365,6 +509,12 @@ impl YamlDoc {
     pub fn deref<'a>(&'a self, node: &'a Node) -> &'a Node {
         match &node.kind {
             Kind::Alias(name) => self.anchors.get(name).unwrap_or(node),
+            Kind::Deferred(i) => match self.deferred.get(*i) {
+                Some(part) => part
+                    .built
+                    .get_or_init(|| part.memo.node.shifted(part.span.start)),
+                None => node,
+            },
             _ => node,
         }
     }
@@ -378,6 +528,10 @@ struct TreeBuilder<'t> {
     anchors: HashMap<String, Node>,
     errors: Vec<SyntaxError>,
     documents: usize,
+    /// The tree-sitter id of the root mapping, whose large `inputs`/`outputs` are deferred;
+    /// `None` when nothing may be deferred (anchors anywhere, or a nested build).
+    defer_in: Option<usize>,
+    deferred: Vec<DeferredPart>,
 }
 
 fn from_tree(text: &str, root: tree_sitter::Node) -> YamlDoc {
@@ -386,7 +540,11 @@ fn from_tree(text: &str, root: tree_sitter::Node) -> YamlDoc {
         anchors: HashMap::new(),
         errors: Vec::new(),
         documents: 0,
+        defer_in: None,
+        deferred: Vec::new(),
     };
+    // Anchors inside a deferred subtree would be invisible to aliases outside it.
+    let may_defer = !text.contains('&');
     let mut first = None;
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
@@ -400,6 +558,9 @@ fn from_tree(text: &str, root: tree_sitter::Node) -> YamlDoc {
         let Some(content) = content else { continue };
         b.documents += 1;
         if b.documents == 1 {
+            if may_defer && !root.has_error() {
+                b.defer_in = root_mapping_id(content);
+            }
             first = Some(b.node(content, 0));
         } else if b.documents == 2 {
             b.errors.push(SyntaxError {
@@ -417,6 +578,8 @@ fn from_tree(text: &str, root: tree_sitter::Node) -> YamlDoc {
         anchors: b.anchors,
         errors: b.errors,
         source: Source::TreeSitter,
+        deferred: b.deferred,
+        text: None,
     }
 }
 
@@ -559,6 +722,58 @@ impl<'t> TreeBuilder<'t> {
         }
     }
 
+    /// A deferred subtree: its memo (built now when the content is new), its errors, and a
+    /// [`Kind::Deferred`] node standing for it.
+    fn defer(&mut self, v: tree_sitter::Node, depth: usize) -> Node {
+        let span = v.start_byte()..v.end_byte();
+        let content = &self.text[span.clone()];
+        let memo = memo::lookup(content).unwrap_or_else(|| {
+            let mut sub = TreeBuilder {
+                text: self.text,
+                anchors: HashMap::new(),
+                errors: Vec::new(),
+                documents: 0,
+                defer_in: None,
+                deferred: Vec::new(),
+            };
+            let node = sub.node(v, depth);
+            let doc = YamlDoc {
+                root: None,
+                anchors: HashMap::new(),
+                errors: Vec::new(),
+                source: Source::TreeSitter,
+                deferred: Vec::new(),
+                text: None,
+            };
+            let mut budget = 2_000_000;
+            let json = node.to_json(&doc, &mut budget);
+            memo::store(memo::Memo {
+                text: content.into(),
+                nodes: 2_000_000 - budget,
+                node: node.shifted_back(span.start),
+                errors: sub
+                    .errors
+                    .into_iter()
+                    .map(|e| SyntaxError {
+                        span: e.span.start - span.start..e.span.end - span.start,
+                        message: e.message,
+                    })
+                    .collect(),
+                json,
+            })
+        });
+        self.errors.extend(memo.errors.iter().map(|e| SyntaxError {
+            span: e.span.start + span.start..e.span.end + span.start,
+            message: e.message.clone(),
+        }));
+        self.deferred.push(DeferredPart {
+            span: span.clone(),
+            memo,
+            built: std::sync::OnceLock::new(),
+        });
+        Node::new(span, Kind::Deferred(self.deferred.len() - 1))
+    }
+
     /// Salvages what an ERROR node holds: the pairs of a mapping cut short, for instance.
     fn recover(&mut self, n: tree_sitter::Node, depth: usize) -> Node {
         let span = n.start_byte()..n.end_byte();
@@ -592,7 +807,13 @@ impl<'t> TreeBuilder<'t> {
                     Some(k) => self.node(k, depth + 1),
                     None => Node::empty(child.start_byte()),
                 };
+                let deferrable = self.defer_in.is_some()
+                    && child.parent().map(|p| p.id()) == self.defer_in
+                    && matches!(key_node.scalar(), Some("inputs" | "outputs"));
                 let value_node = match value {
+                    Some(v) if deferrable && v.end_byte() - v.start_byte() >= memo::MIN_BYTES => {
+                        self.defer(v, depth + 1)
+                    }
                     Some(v) => self.node(v, depth + 1),
                     None => Node::empty(child.end_byte()),
                 };
@@ -1018,6 +1239,8 @@ fn from_events(text: &str, events: &[libyaml::Event]) -> YamlDoc {
         anchors,
         errors,
         source: Source::Libyaml,
+        deferred: Vec::new(),
+        text: None,
     }
 }
 

@@ -4,6 +4,7 @@ use std::ops::Range;
 
 use crate::cwl::{CwlView, Param, Process};
 use crate::document::Snapshot;
+use crate::document::yaml::YamlDoc;
 use crate::hint::validate::process_hints;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +48,7 @@ fn param(p: &Param<'_>, kind: SymbolKind) -> Symbol {
     }
 }
 
-fn process_symbol(view: &CwlView<'_>, process: &Process<'_>) -> Symbol {
+fn process_symbol<'a>(yaml: &'a YamlDoc, view: &CwlView<'a>, process: &Process<'a>) -> Symbol {
     let name = process
         .key
         .clone()
@@ -77,8 +78,18 @@ fn process_symbol(view: &CwlView<'_>, process: &Process<'_>) -> Symbol {
             children: Vec::new(),
         });
     }
-    children.extend(process.inputs.iter().map(|p| param(p, SymbolKind::Input)));
-    children.extend(process.outputs.iter().map(|p| param(p, SymbolKind::Output)));
+    children.extend(
+        process
+            .inputs(yaml)
+            .iter()
+            .map(|p| param(p, SymbolKind::Input)),
+    );
+    children.extend(
+        process
+            .outputs(yaml)
+            .iter()
+            .map(|p| param(p, SymbolKind::Output)),
+    );
     Symbol {
         name,
         detail: Some(process.class.to_string()),
@@ -109,7 +120,7 @@ pub fn symbols(snapshot: &Snapshot) -> Vec<Symbol> {
     let view = CwlView::new(&yaml);
     let mut out = Vec::new();
     for process in &view.processes {
-        nest(&mut out, process_symbol(&view, process));
+        nest(&mut out, process_symbol(&yaml, &view, process));
     }
     out
 }

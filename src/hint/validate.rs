@@ -708,6 +708,7 @@ pub fn describe(value: &Node) -> String {
         Kind::Seq { .. } => "a list".into(),
         Kind::Alias(_) => "an alias".into(),
         Kind::Invalid => "invalid YAML".into(),
+        Kind::Deferred(_) => "a large mapping or list".into(),
         Kind::Scalar { text, .. } => match value.resolve() {
             Some(Resolved::Null) => "null (an empty value)".into(),
             Some(Resolved::Bool(_)) => format!("the boolean `{text}`"),

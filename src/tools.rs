@@ -275,7 +275,7 @@ fn derive_memoized(
     match &hint_span {
         Some(span) => {
             key.push_str(&text[..span.start]);
-            key.push_str("\0");
+            key.push('\0');
             key.push_str(&text[span.end..]);
         }
         None => key.push_str(text),

@@ -280,11 +280,10 @@ fn root_mapping_id(content: tree_sitter::Node) -> Option<usize> {
         return None;
     }
     let mut cursor = content.walk();
-    let found = content
+    content
         .named_children(&mut cursor)
         .find(|c| c.kind() == "block_mapping")
-        .map(|c| c.id());
-    found
+        .map(|c| c.id())
 }
 
 /// Content-keyed memo of deferred subtrees, shared by every document and version: editing the

@@ -16,8 +16,8 @@ use crate::document::{Change, Document, Encoding, LineIndex};
 use crate::features;
 use crate::features::preview::{self, PREVIEW_COMMAND};
 
-/// The preview code action has no kind: editors list kind-less actions in their code action
-/// menu (VS Code's Ctrl+. shows no `source.*` action), and it edits nothing.
+// The preview code action has no kind: editors list kind-less actions in their code action
+// menu (VS Code's Ctrl+. shows no `source.*` action), and it edits nothing.
 
 pub struct Backend {
     client: Client,

@@ -336,3 +336,68 @@ fn duplicate_names_across_open_documents_warn_and_clear_on_close() {
     );
     assert_eq!(client.shutdown(), Some(0));
 }
+
+#[test]
+fn project_file_sets_the_profile_and_a_malformed_one_is_reported_on_itself() {
+    let dir = std::env::temp_dir().join(format!("cwl-mcp-project-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("cwl-mcp.toml"), "profile = \"cwl2mcp\"\n").unwrap();
+    let file = dir.join("sub/tool.cwl");
+    let text = "cwlVersion: v1.2\nclass: CommandLineTool\nid: t\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    name: t\ninputs: {}\noutputs: {}\n";
+    std::fs::write(&file, text).unwrap();
+    let uri = format!("file://{}", file.display());
+    let toml_uri = format!("file://{}", dir.join("cwl-mcp.toml").display());
+    let mut client = StdioClient::spawn();
+    client.initialize(json!({}), Value::Null);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
+    );
+    // cwl2mcp requires aliases, useWhen, doNotUseWhen and annotations.
+    let diags = client.diagnostics(&uri);
+    assert!(
+        codes(&diags)
+            .iter()
+            .filter(|c| *c == "missing-field")
+            .count()
+            >= 4,
+        "{diags}"
+    );
+    // Explicit editor settings win over the project file.
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"cwlMcp": {"profile": "extension"}}}),
+    );
+    let diags = client.diagnostics(&uri);
+    assert!(
+        !codes(&diags).contains(&"missing-field".to_string()),
+        "{diags}"
+    );
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"cwlMcp": {}}}),
+    );
+    client.diagnostics(&uri);
+    // A malformed project file: an error on the file itself, and the defaults meanwhile.
+    std::fs::write(dir.join("cwl-mcp.toml"), "profile = \"nope\"\n").unwrap();
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 2, "character": 5}, "end": {"line": 2, "character": 5}}, "text": "x"}]}),
+    );
+    let on_toml = client.diagnostics(&toml_uri);
+    assert_eq!(on_toml["diagnostics"][0]["severity"], 1, "{on_toml}");
+    assert!(
+        on_toml["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("profile")
+    );
+    let diags = client.diagnostics(&uri);
+    assert!(
+        !codes(&diags).contains(&"missing-field".to_string()),
+        "{diags}"
+    );
+    assert_eq!(client.shutdown(), Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

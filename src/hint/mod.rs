@@ -3,20 +3,8 @@ pub mod fields;
 pub mod recognize;
 pub mod validate;
 
-/// The extension profile's name fallback (SPEC §4): the part of the id after its last `#` or
-/// `/`, each character outside `[A-Za-z0-9_]` replaced by `_` (`echo-region` → `echo_region`).
-pub fn normalize_name(id_or_stem: &str) -> String {
-    let last = id_or_stem.rsplit(['#', '/']).next().unwrap_or(id_or_stem);
-    last.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
+/// The extension profile's name fallback (SPEC §4), shared with derivation.
+pub use crate::derive::normalize_name;
 
 /// The MCP name rules (tools.mdx "Tool Names"): 1–128 characters of `A-Z a-z 0-9 _ - .`.
 pub fn is_valid_name(name: &str) -> Result<(), &'static str> {

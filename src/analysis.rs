@@ -134,8 +134,24 @@ pub fn diagnostics(
 
 /// Diagnostics and derived Tool names of one document.
 pub fn analyze(snapshot: &Snapshot, settings: &Settings, context: &DocumentContext) -> Analysis {
+    #[cfg(debug_assertions)]
+    test_panic_hook(&snapshot.text);
     let yaml = snapshot.yaml();
     analyze_yaml(&yaml, snapshot, settings, context)
+}
+
+/// A deliberate panic for the robustness tests (tests/robust_lsp.rs): in debug builds only,
+/// analysis panics on a text that contains the non-empty value of the environment variable
+/// `CWL_MCP_TEST_PANIC_MARKER`. Release builds do not contain this code.
+#[cfg(debug_assertions)]
+fn test_panic_hook(text: &str) {
+    if let Some(marker) = std::env::var_os("CWL_MCP_TEST_PANIC_MARKER")
+        && let Some(marker) = marker.to_str()
+        && !marker.is_empty()
+        && text.contains(marker)
+    {
+        panic!("deliberate test panic (CWL_MCP_TEST_PANIC_MARKER)");
+    }
 }
 
 /// Same as [`diagnostics`], over an already built YAML tree.

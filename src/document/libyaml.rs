@@ -61,9 +61,16 @@ pub struct ParseError {
     pub context_offset: Option<usize>,
 }
 
+/// Collections nested deeper than this are reported as an error instead of being read.
+/// libyaml's scanner rechecks every open flow level for each token, so its time grows with
+/// the square of the nesting (50,000 nested `{a: ` took 13 s); no CWL document comes near
+/// this depth (serde_yaml and serde_norway stop at 128).
+pub const MAX_NESTING: usize = 1_000;
+
 /// Reads every event of `text`, or the first error.
 pub fn events(text: &str) -> Result<Vec<Event>, ParseError> {
     let mut out = Vec::new();
+    let mut depth = 0usize;
     // SAFETY: the parser is initialised before use and deleted before returning; the input
     // slice outlives the parser; each event is deleted after it was copied out.
     unsafe {
@@ -86,6 +93,18 @@ pub fn events(text: &str) -> Result<Vec<Event>, ParseError> {
             }
             let converted = convert(&*event);
             unsafe_sys::yaml_event_delete(event);
+            match converted.kind {
+                EventKind::SequenceStart { .. } | EventKind::MappingStart { .. } => depth += 1,
+                EventKind::SequenceEnd | EventKind::MappingEnd => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth > MAX_NESTING {
+                break Err(ParseError {
+                    message: format!("collections nested more than {MAX_NESTING} levels deep"),
+                    offset: converted.start,
+                    context_offset: None,
+                });
+            }
             let done = matches!(converted.kind, EventKind::StreamEnd);
             out.push(converted);
             if done {

@@ -174,9 +174,21 @@ impl Document {
     pub fn reparse(&mut self) {
         self.yaml_cache = YamlCache::default();
         let mut parser = grammar::parser();
-        self.tree = parser
+        let tree = parser
             .parse(&self.text, Some(&self.tree))
             .expect("parsing without a timeout returns a tree");
+        // tree-sitter's error recovery can take another path when it reuses an old tree than
+        // on a fresh parse of the same text (found by tests/differential_edits.rs, reproduced
+        // with plain tree-sitter in tests/robust_incremental.rs). A tree with errors is
+        // therefore rebuilt from scratch, so that the tree depends on the text only. Broken
+        // documents already cost a full libyaml pass per change (`YamlDoc::build`).
+        self.tree = if tree.root_node().has_error() {
+            parser
+                .parse(&self.text, None)
+                .expect("parsing without a timeout returns a tree")
+        } else {
+            tree
+        };
     }
 
     pub fn snapshot(&self) -> Snapshot {

@@ -1127,7 +1127,10 @@ fn decode_block(raw: &str, parent_indent: usize) -> (String, Style) {
     let content: Vec<&str> = body
         .iter()
         .map(|l| {
-            if l.len() >= indent {
+            // Only leading spaces are indentation: a shorter indentation followed by a
+            // multi-byte character must not be cut inside it (found by fuzzing).
+            let spaces = l.len() - l.trim_start_matches(' ').len();
+            if spaces >= indent {
                 &l[indent..]
             } else {
                 l.trim_start_matches(' ')

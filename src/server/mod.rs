@@ -2,9 +2,11 @@
 //! analysis runs on immutable snapshots off the protocol task, guarded against panics.
 mod backend;
 pub mod convert;
+mod frames;
 pub mod state;
 
 pub use backend::Backend;
+pub use frames::sanitize;
 
 /// Serves LSP over stdin/stdout until `exit`; returns the process exit code.
 pub fn run_stdio() -> i32 {
@@ -20,10 +22,17 @@ pub fn run_stdio() -> i32 {
         }
     };
     runtime.block_on(async {
+        // tower-lsp-server stops reading at the first frame whose body is not JSON (its framed
+        // reader ends after a decoding error), so such frames are dropped before it sees them.
+        let (sanitized, server_input) = tokio::io::duplex(1 << 16);
+        tokio::spawn(sanitize(tokio::io::stdin(), sanitized));
         let (service, socket) = tower_lsp_server::LspService::new(Backend::new);
-        tower_lsp_server::Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+        tower_lsp_server::Server::new(server_input, tokio::io::stdout(), socket)
             .serve(service)
             .await;
     });
+    // The filter's pending read on stdin may never return (clients often keep stdin open after
+    // `exit`); do not wait for it.
+    runtime.shutdown_background();
     0
 }

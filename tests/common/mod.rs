@@ -5,6 +5,8 @@ pub mod stdio_client;
 
 use std::path::{Path, PathBuf};
 
+pub mod lsp_client;
+
 /// `../shared` beside the project, when it is there (CI and developer machines); tests over it
 /// form the second tier and say plainly when they are skipped.
 pub fn shared_dir() -> Option<PathBuf> {

@@ -1,0 +1,170 @@
+# Copied from ../shared/tools/gen_cwl.py (unchanged apart from this line) so that the repository does not depend on it.
+# Usage: python3 gen_cwl.py --lines 5000 -o big.cwl   (writes big.cwl + big.cwl.pos.json with LSP positions of interest)
+"""Generate a large, realistic CWL v1.2 CommandLineTool carrying an `mcp:Tool` hint.
+
+Deterministic (fixed seed).  The number of inputs is chosen so the file has
+about --lines lines (~25 lines per input).  --inputs overrides that.
+
+Sidecar <out>.pos.json holds 0-based LSP positions:
+  hover_mcp      on the `mcp:Tool` key inside `hints:`
+  hover_field    on the `readOnlyHint` key inside mcp:Tool.annotations
+  hover_docker   on the `dockerPull` key (a standard CWL hint, for comparison)
+  completion     an indented empty line inside the mcp:Tool mapping (key position)
+  completion_value  right after `type: ` of the first File input (value completion, for contrast)
+  change         a spot inside the mcp:Tool description value (1-char insert)
+  hints_line     line of `hints:`
+--hints-at top puts requirements/hints before inputs (common style);
+--hints-at bottom (default) puts them after outputs (worst case for servers
+that do per-request work proportional to offset).
+"""
+import argparse
+import json
+import random
+
+WORDS = ("alignment reads reference genome sample quality threshold minimum maximum "
+         "filter output input index sorted coordinate region interval variant caller "
+         "mapping score penalty gap open extend seed length chunk thread memory "
+         "compression level temporary directory verbose report metrics duplicate "
+         "marking barcode adapter trimming window step batch shard").split()
+FORMATS = ["edam:format_2572", "edam:format_1930", "edam:format_1929", "edam:format_3016",
+           "edam:format_3462", "edam:format_2330", "edam:format_3475"]
+SECONDARY = {"edam:format_2572": [".bai", "^.bai"], "edam:format_3016": [".tbi"],
+             "edam:format_1929": [".fai", "^.dict"], "edam:format_3462": [".crai"]}
+
+
+def sentence(rng, n):
+    w = [rng.choice(WORDS) for _ in range(n)]
+    w[0] = w[0].capitalize()
+    return " ".join(w) + "."
+
+
+def doc_block(rng, indent, nlines):
+    pad = " " * indent
+    return [pad + sentence(rng, rng.randint(6, 12)) for _ in range(nlines)]
+
+
+def gen_input(rng, i):
+    kind = i % 7
+    name = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}_{i:05d}"
+    L = [f"  {name}:"]
+    if kind in (0, 1):
+        fmt = FORMATS[i % len(FORMATS)]
+        opt = "?" if kind == 1 else ""
+        L += [f"    type: File{opt}", f"    label: {sentence(rng, 4)}", "    doc: |"]
+        L += doc_block(rng, 6, rng.randint(8, 16))
+        L += [f"    format: {fmt}"]
+        sec = SECONDARY.get(fmt)
+        if sec:
+            L += ["    secondaryFiles:"]
+            for s in sec:
+                L += [f"      - pattern: \"{s}\"", f"        required: {'true' if s.startswith('.') else 'false'}"]
+        L += ["    inputBinding:", f"      prefix: --{name.replace('_', '-')}", f"      position: {i}"]
+    elif kind == 2:
+        L += ["    type: int?", f"    default: {rng.randint(1, 64)}", f"    label: {sentence(rng, 3)}",
+              "    doc: |"] + doc_block(rng, 6, rng.randint(6, 12)) + [
+              "    inputBinding:", f"      prefix: --{name.replace('_', '-')}"]
+    elif kind == 3:
+        L += ["    type: boolean", "    default: false", f"    doc: {sentence(rng, 8)}",
+              "    inputBinding:", f"      prefix: --{name.replace('_', '-')}"]
+    elif kind == 4:
+        syms = sorted(set(rng.choice(WORDS) for _ in range(4)))
+        L += ["    type:", "      - \"null\"", "      - type: enum", f"        name: {name}_enum",
+              "        symbols:"] + [f"          - {s}" for s in syms]
+        L += [f"    label: {sentence(rng, 3)}", "    doc: |"] + doc_block(rng, 6, rng.randint(6, 12))
+        L += ["    inputBinding:", f"      prefix: --{name.replace('_', '-')}", "      separate: false"]
+    elif kind == 5:
+        L += ["    type:", "      type: array", "      items: File", "      inputBinding:",
+              f"        prefix: --{name.replace('_', '-')}", f"    format: {FORMATS[0]}",
+              "    secondaryFiles:", "      - pattern: .bai", "        required: false",
+              "    doc: |"] + doc_block(rng, 6, rng.randint(4, 10)) + ["    inputBinding:", f"      position: {i}"]
+    else:
+        L += ["    type: string[]?", "    doc: |"] + doc_block(rng, 6, rng.randint(4, 10)) + ["    inputBinding:",
+              f"      prefix: --{name.replace('_', '-')}", "      itemSeparator: \",\"",
+              f"    default: [\"{rng.choice(WORDS)}\", \"{rng.choice(WORDS)}\"]"]
+    return L
+
+
+def hints_block(rng, pos, base_line, n_inputs):
+    L = ["requirements:", "  InlineJavascriptRequirement: {}",
+         "  ResourceRequirement:", "    coresMin: 4", "    ramMin: 16000",
+         "hints:", "  DockerRequirement:", "    dockerPull: quay.io/biocontainers/bigtool:1.2.3--h5bf99c6_0",
+         "  SoftwareRequirement:", "    packages:", "      bigtool:", "        version: [\"1.2.3\"]",
+         "  mcp:Tool:", "    name: bigtool_align",
+         "    title: Align sequencing reads with BigTool",
+         "    description: Align short reads against a reference genome and emit a sorted, indexed BAM.",
+         "    useWhen: |",
+         f"      The caller has FASTQ or BAM reads and wants coordinate-sorted alignments ({n_inputs} tunables).",
+         "    doNotUseWhen: |",
+         "      The reads are long (nanopore/pacbio) or the reference is not indexed.",
+         "    aliases:", "      - bwa_like_align", "      - align_reads",
+         "    annotations:", "      title: BigTool aligner", "      readOnlyHint: true",
+         "      destructiveHint: false", "      idempotentHint: true", "      openWorldHint: false",
+         "    "]  # indented empty line = completion position inside mcp:Tool
+    for k, line in enumerate(L):
+        ln = base_line + k
+        s = line.lstrip()
+        if line.startswith("hints:"):
+            pos["hints_line"] = ln
+        elif s.startswith("mcp:Tool:"):
+            pos["hover_mcp"] = [ln, line.index("mcp:Tool") + 3]
+        elif s.startswith("readOnlyHint:"):
+            pos["hover_field"] = [ln, line.index("readOnlyHint") + 3]
+        elif s.startswith("dockerPull:"):
+            pos["hover_docker"] = [ln, line.index("dockerPull") + 3]
+        elif s.startswith("description:") and line.startswith("    description"):
+            pos["change"] = [ln, line.index("reference") ]
+    pos["completion"] = [base_line + len(L) - 1, 4]
+    return L
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lines", type=int, default=5000)
+    ap.add_argument("--inputs", type=int, default=None)
+    ap.add_argument("--hints-at", choices=["top", "bottom"], default="bottom")
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("-o", "--out", required=True)
+    a = ap.parse_args()
+    rng = random.Random(a.seed)
+    n_inputs = a.inputs  # None: keep adding inputs until ~--lines
+
+    head = ["#!/usr/bin/env cwl-runner", "cwlVersion: v1.2", "class: CommandLineTool",
+            "id: bigtool_align", "label: BigTool read aligner", "doc: |"]
+    head += doc_block(rng, 2, 6)
+    head += ["$namespaces:", "  mcp: https://eoap.github.io/cwl-mcp-extension#",
+             "  edam: http://edamontology.org/", "  s: https://schema.org/",
+             "baseCommand: [bigtool, align]",
+             "arguments:", "  - prefix: --threads", "    valueFrom: $(runtime.cores)"]
+    pos = {}
+    lines = list(head)
+    if a.hints_at == "top":
+        lines += hints_block(rng, pos, len(lines), n_inputs or 0)
+    lines += ["inputs:"]
+    i = 0
+    while (i < n_inputs) if n_inputs else (len(lines) < a.lines - 50):
+        lines += gen_input(rng, i)
+        i += 1
+    n_inputs = i
+    lines += ["outputs:", "  aligned:", "    type: File", "    format: edam:format_2572",
+              "    secondaryFiles: [.bai]", "    outputBinding:", "      glob: \"*.bam\"",
+              "  metrics:", "    type: File?", "    outputBinding:", "      glob: metrics.txt",
+              "  log:", "    type: stderr", "stderr: bigtool.log"]
+    if a.hints_at == "bottom":
+        lines += hints_block(rng, pos, len(lines), n_inputs)
+    lines += ["s:author:", "  - class: s:Person", "    s:name: Jane Doe", "s:license: Apache-2.0"]
+    with open(a.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    k0 = lines.index("inputs:")
+    for k in range(k0, len(lines)):  # value position of the first input's `type:` (type-name completion)
+        if lines[k].startswith("    type: File"):
+            pos["completion_value"] = [k, len("    type: ")]
+            break
+    pos["lines"] = len(lines)
+    pos["inputs"] = n_inputs
+    with open(a.out + ".pos.json", "w") as f:
+        json.dump(pos, f, indent=1)
+    print(json.dumps(pos))
+
+
+if __name__ == "__main__":
+    main()

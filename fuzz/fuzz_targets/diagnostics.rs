@@ -1,0 +1,6 @@
+#![no_main]
+//! cargo +nightly fuzz run diagnostics   (bodies in fuzz/bodies.rs, shared with tests/robust_fuzz.rs)
+#[path = "../bodies.rs"]
+mod bodies;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bodies::diagnostics(data));

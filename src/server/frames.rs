@@ -1,0 +1,109 @@
+//! A filter in front of tower-lsp-server's reader: passes well-formed `Content-Length` frames
+//! whose body is JSON, drops (and logs on stderr) the others. tower-lsp-server 0.23 ends the
+//! whole session after one undecodable frame; a client's garbage must not kill the server.
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+
+/// Frames larger than this are skipped unread (their bytes are discarded in chunks).
+const MAX_FRAME: usize = 512 << 20;
+/// A header block longer than this is garbage.
+const MAX_HEADER_LINE: usize = 4096;
+
+/// Copies frames from `input` to `output` until `input` ends or `output` closes.
+pub async fn sanitize(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite + Unpin) {
+    let mut reader = BufReader::with_capacity(1 << 16, input);
+    let mut body = Vec::new();
+    loop {
+        let mut length: Option<usize> = None;
+        let mut bad_header = false;
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match (&mut reader)
+                .take(MAX_HEADER_LINE as u64)
+                .read_until(b'\n', &mut line)
+                .await
+            {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            let text = String::from_utf8_lossy(&line);
+            let text = text.trim();
+            if text.is_empty() {
+                if length.is_some() || bad_header {
+                    break;
+                }
+                continue; // stray blank lines between frames
+            }
+            match text.split_once(':') {
+                Some((k, v)) if k.trim().eq_ignore_ascii_case("content-length") => {
+                    match v.trim().parse::<usize>() {
+                        Ok(n) => length = Some(n),
+                        Err(_) => bad_header = true,
+                    }
+                }
+                Some(_) => {} // Content-Type and other headers
+                None => bad_header = true,
+            }
+        }
+        let Some(length) = length.filter(|_| !bad_header) else {
+            eprintln!("cwl-mcp-lsp: dropped a message with a malformed header");
+            continue;
+        };
+        if length > MAX_FRAME {
+            eprintln!("cwl-mcp-lsp: dropped a message of {length} bytes (limit {MAX_FRAME})");
+            let mut skip = (&mut reader).take(length as u64);
+            if tokio::io::copy(&mut skip, &mut tokio::io::sink())
+                .await
+                .is_err()
+            {
+                return;
+            }
+            continue;
+        }
+        body.resize(length, 0);
+        if reader.read_exact(&mut body).await.is_err() {
+            return;
+        }
+        if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
+            eprintln!("cwl-mcp-lsp: dropped a message whose body is not JSON ({length} bytes)");
+            continue;
+        }
+        let head = format!("Content-Length: {length}\r\n\r\n");
+        if output.write_all(head.as_bytes()).await.is_err()
+            || output.write_all(&body).await.is_err()
+            || output.flush().await.is_err()
+        {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn run(input: &[u8]) -> String {
+        let mut out = Vec::new();
+        sanitize(input, &mut out).await;
+        String::from_utf8(out).unwrap()
+    }
+
+    #[tokio::test]
+    async fn passes_json_frames_and_drops_garbage() {
+        let input = b"Content-Length: 2\r\n\r\n{}\
+            Content-Length: 9\r\n\r\n{not json\
+            Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: 4\r\n\r\nnull\
+            garbage line\r\n\r\n\
+            Content-Length: x\r\n\r\n\
+            \r\ncontent-length: 8\r\n\r\n[1,\"\xc3\xa9\"]";
+        assert_eq!(
+            run(input).await,
+            "Content-Length: 2\r\n\r\n{}Content-Length: 4\r\n\r\nnullContent-Length: 8\r\n\r\n[1,\"é\"]"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_truncated_frame_ends_the_stream() {
+        assert_eq!(run(b"Content-Length: 10\r\n\r\n{}").await, "");
+    }
+}

@@ -7,18 +7,25 @@ pub mod validate;
 pub use crate::derive::normalize_name;
 
 /// The MCP name rules (tools.mdx "Tool Names"): 1–128 characters of `A-Z a-z 0-9 _ - .`.
-pub fn is_valid_name(name: &str) -> Result<(), &'static str> {
+/// The error says what is wrong, e.g. "contains ` ` (a space)".
+pub fn is_valid_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
-        return Err("is empty");
+        return Err("is empty".into());
     }
-    if name.chars().count() > 128 {
-        return Err("is longer than 128 characters");
+    let count = name.chars().count();
+    if count > 128 {
+        return Err(format!("has {count} characters (at most 128)"));
     }
-    if !name
+    let bad: Vec<char> = name
         .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-    {
-        return Err("has characters outside A-Z a-z 0-9 _ - .");
+        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .collect();
+    if let Some(&first) = bad.first() {
+        let shown = match first {
+            ' ' => "` ` (a space)".to_string(),
+            c => format!("`{c}`"),
+        };
+        return Err(format!("contains {shown}"));
     }
     Ok(())
 }

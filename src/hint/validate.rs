@@ -659,8 +659,8 @@ impl<'a, 'v> Validator<'a, 'v> {
                 Severity::Error,
                 "name-invalid",
                 format!(
-                    "the MCP tool name `{shown}{ellipsis}` ({source}) {problem}: names are 1–128 \
-                     characters of A-Z a-z 0-9 _ - ."
+                    "the MCP tool name `{shown}{ellipsis}` ({source}) {problem}; MCP names are 1–128 \
+                     characters of `A-Z a-z 0-9 _ - .`"
                 ),
             );
         }

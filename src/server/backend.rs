@@ -25,6 +25,9 @@ pub struct Backend {
     wake: Arc<tokio::sync::Notify>,
     worker_started: AtomicBool,
     config_pull: AtomicBool,
+    /// The client refreshes inlay hints / code lenses when asked (after a settings change).
+    inlay_refresh: AtomicBool,
+    lens_refresh: AtomicBool,
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
@@ -83,6 +86,8 @@ impl Backend {
             wake: Arc::new(tokio::sync::Notify::new()),
             worker_started: AtomicBool::new(false),
             config_pull: AtomicBool::new(false),
+            inlay_refresh: AtomicBool::new(false),
+            lens_refresh: AtomicBool::new(false),
         }
     }
 
@@ -338,6 +343,17 @@ impl LanguageServer for Backend {
             .and_then(|w| w.configuration)
             .unwrap_or(false);
         self.config_pull.store(config_pull, Ordering::SeqCst);
+        let workspace = params.capabilities.workspace.as_ref();
+        let inlay = workspace
+            .and_then(|w| w.inlay_hint.as_ref())
+            .and_then(|c| c.refresh_support)
+            .unwrap_or(false);
+        let lens = workspace
+            .and_then(|w| w.code_lens.as_ref())
+            .and_then(|c| c.refresh_support)
+            .unwrap_or(false);
+        self.inlay_refresh.store(inlay, Ordering::SeqCst);
+        self.lens_refresh.store(lens, Ordering::SeqCst);
         let mut roots: Vec<PathBuf> = params
             .workspace_folders
             .iter()
@@ -527,6 +543,21 @@ impl LanguageServer for Backend {
             _ => self.pull_configuration().await,
         }
         self.mark_all_dirty();
+        // Inlay hints and code lenses depend on the settings too: ask the client to re-request
+        // them (without waiting for its answer).
+        let client = self.client.clone();
+        let (inlay, lens) = (
+            self.inlay_refresh.load(Ordering::SeqCst),
+            self.lens_refresh.load(Ordering::SeqCst),
+        );
+        tokio::spawn(async move {
+            if inlay {
+                let _ = client.inlay_hint_refresh().await;
+            }
+            if lens {
+                let _ = client.code_lens_refresh().await;
+            }
+        });
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {

@@ -85,14 +85,14 @@ impl Document {
         encoding: Encoding,
     ) -> Result<(), OutOfRange> {
         // Validate every change against the text it applies to before mutating anything.
+        // Only the rope is needed for that (its clone is cheap and copy-on-write); copying the
+        // contiguous text here cost a full copy of the document per notification.
         let mut staged = Vec::with_capacity(changes.len());
         {
-            let mut text = self.text.clone();
             let mut rope = self.rope.clone();
             for change in changes {
                 let Some((start, end)) = change.range else {
-                    text = change.text.clone();
-                    rope = Rope::from_str(&text);
+                    rope = Rope::from_str(&change.text);
                     staged.push(None);
                     continue;
                 };
@@ -101,7 +101,6 @@ impl Document {
                 let b = index.offset(end, encoding)?;
                 let (a, b) = (a.min(b), a.max(b));
                 staged.push(Some((a, b)));
-                text.replace_range(a..b, &change.text);
                 let (ca, cb) = (rope.byte_to_char(a), rope.byte_to_char(b));
                 rope.remove(ca..cb);
                 rope.insert(ca, &change.text);

@@ -399,6 +399,7 @@ def machine():
     dirty = subprocess.run(["git", "status", "--porcelain", "--", "src"], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "loadavg": Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else [],
             "kernel": platform.release(), "commit": rev + ("+dirty src" if dirty else ""),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
@@ -418,7 +419,9 @@ def write_report(path, res, args):
     L.append("Produced by one run of `python3 bench/run.py` (after `cargo build --release`); do not "
              "edit the tables by hand. SPEC §8 targets. Raw samples: `target/bench/results.json`.\n")
     L.append(f"Machine: {m['cpu']}, {m['cores']} cores (shared with other builds), Linux {m['kernel']}, "
-             f"Python {m['python']}; commit `{m['commit']}`; {m['date']}. "
+             f"Python {m['python']}; commit `{m['commit']}`; {m['date']}; load average at start "
+             f"{' / '.join(m.get('loadavg', []))}, at end {' / '.join(res.get('loadavg_end', []))} "
+             f"(other sessions build on the same 2 cores: figures are pessimistic). "
              f"Repetitions: {args.runs} fresh server processes per size, {args.edits} edits and "
              f"{args.repeats} requests of each kind per process (yaml-language-server: "
              f"{args.peer_runs} processes, {args.peer_edits} edits).\n")
@@ -600,6 +603,7 @@ def main():
             res["raw"][server["name"]][str(size)] = runs
             res["servers"][server["name"]][str(size)] = summarize(runs)
     res["check"] = bench_check(args.binary, args.corpus, args.check_runs)
+    res["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
     if "skipped" in res["check"]:
         print("SKIPPED: " + res["check"]["skipped"], file=sys.stderr)
     (WORK / "results.json").write_text(json.dumps(res, indent=1))

@@ -25,6 +25,18 @@ fn stats(mut xs: Vec<Duration>) -> String {
     )
 }
 
+/// Current resident set size in MB (Linux), for the memory split printed per size.
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
 fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     let iterations: usize = std::env::var("CWL_MCP_BENCH_ITERS")
@@ -51,7 +63,20 @@ fn main() {
         );
         let settings = Settings::default();
         let context = DocumentContext::from_path(&path);
+        let before = rss_mb();
+        let bytes = text.len();
         let mut doc = Document::new(text, 1);
+        let with_doc = rss_mb();
+        let yaml = YamlDoc::build(&doc.snapshot());
+        let with_yaml = rss_mb();
+        drop(yaml);
+        println!(
+            "{size:>6} lines  memory: text {:.1} MB; document (text, rope, tree) +{:.1} MB; \
+             YAML value tree +{:.1} MB",
+            bytes as f64 / 1e6,
+            with_doc - before,
+            with_yaml - with_doc
+        );
         let (mut t_edit, mut t_snap, mut t_yaml, mut t_diag) = (vec![], vec![], vec![], vec![]);
         for k in 0..iterations {
             let change = if k % 2 == 0 {

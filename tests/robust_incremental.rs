@@ -1,4 +1,5 @@
-//! Why `Document::reparse` falls back to a full parse when the incremental tree has errors:
+//! Why `Document::reparse` falls back to a full parse when the incremental tree has errors
+//! or leaves text uncovered:
 //! plain tree-sitter, given a correct `InputEdit`, recovers from this syntax error differently
 //! when it reuses the old tree than on a fresh parse of the same text (a case found by
 //! tests/differential_edits.rs, seed 12345). If tree-sitter ever stops diverging here the first
@@ -55,6 +56,50 @@ fn the_document_model_gives_the_fresh_parse() {
     doc.apply_changes(&[change], 2, Encoding::Utf16).unwrap();
     assert_eq!(doc.text(), AFTER);
     let fresh = grammar::parser().parse(AFTER, None).unwrap();
+    assert_eq!(
+        doc.tree().root_node().to_sexp(),
+        fresh.root_node().to_sexp()
+    );
+    assert_eq!(
+        doc.tree().root_node().byte_range(),
+        fresh.root_node().byte_range()
+    );
+}
+
+const BEFORE_2: &str = "\r\n\r\n!!str   #\r\n  #  readOnlyHint: yes\r\n}spaces:\r\n[  mcp:T\nool:\n:s://eoap.g]/cwl-mcp-extension#\né_to日ol\n #\r\n";
+
+/// Seed 777, step 22031: inserting a space inside the tag `!!str` gives, incrementally, a tree
+/// without errors that ends at byte 38 of 111 (the rest of the text is not covered); a fresh
+/// parse covers it. `Document::reparse` treats uncovered text like an error.
+#[test]
+fn tree_sitter_can_leave_text_uncovered_when_reusing_a_tree() {
+    let at = "\r\n\r\n!!st".len();
+    let mut after = BEFORE_2.to_string();
+    after.insert(at, ' ');
+    let mut parser = grammar::parser();
+    let mut tree = parser.parse(BEFORE_2, None).unwrap();
+    tree.edit(&tree_sitter::InputEdit {
+        start_byte: at,
+        old_end_byte: at,
+        new_end_byte: at + 1,
+        start_position: point(BEFORE_2, at),
+        old_end_position: point(BEFORE_2, at),
+        new_end_position: point(&after, at + 1),
+    });
+    let incremental = parser.parse(&after, Some(&tree)).unwrap();
+    let fresh = grammar::parser().parse(&after, None).unwrap();
+    assert_ne!(
+        incremental.root_node().byte_range(),
+        fresh.root_node().byte_range(),
+        "tree-sitter no longer diverges on this edit"
+    );
+    let mut doc = Document::new(BEFORE_2.to_string(), 1);
+    let change = Change {
+        range: Some((Position::new(2, 4), Position::new(2, 4))),
+        text: " ".into(),
+    };
+    doc.apply_changes(&[change], 2, Encoding::Utf16).unwrap();
+    assert_eq!(doc.text(), after);
     assert_eq!(
         doc.tree().root_node().to_sexp(),
         fresh.root_node().to_sexp()

@@ -429,7 +429,7 @@ def write_report(path, res, args):
     L.append(f"Machine: {m['cpu']}, {m['cores']} cores (shared with other builds), Linux {m['kernel']}, "
              f"Python {m['python']}; commit `{m['commit']}`; {m['date']}; load average at start "
              f"{' / '.join(m.get('loadavg', []))}, at end {' / '.join(res.get('loadavg_end', []))} "
-             f"(other sessions build on the same 2 cores: figures are pessimistic). "
+             f"(other sessions build on the same 2 cores, and figures differ between quiet and busy periods: see the notes at the end). "
              f"Repetitions: {args.runs} fresh server processes per size, {args.edits} edits and "
              f"{args.repeats} requests of each kind per process (yaml-language-server: "
              f"{args.peer_runs} processes, {args.peer_edits} edits).\n")

@@ -225,7 +225,7 @@ def one_run(server, path, pos, edits, repeats):
     text = path.read_text()
     uri = path.resolve().as_uri()
     root = path.resolve().parent.as_uri()
-    out = {"edit_ms": [], "completion_ms": [], "hover_ms": [], "preview_ms": []}
+    out = {"edit_ms": [], "completion_ms": [], "hover_ms": [], "preview_ms": [], "floor_ms": []}
     c = Client(server["cmd"], server.get("settings"))
     try:
         _, init = c.request("initialize", {
@@ -299,6 +299,14 @@ def one_run(server, path, pos, edits, repeats):
             out["edit_ms"].append((t - t0) * 1000)
             # Let a server that publishes twice (or late) go quiet before the next edit.
             c.drain(server.get("between_edits", 0.01))
+        # The protocol floor: a request the server answers at once (unknown method -> error),
+        # after the same idle gap as between the edits. On a VM whose vCPUs sleep when idle,
+        # waking the server's threads costs about a millisecond; subtract this to see the work.
+        for _ in range(edits):
+            ms, res = c.request("cwl-mcp/benchPing", {}, timeout=60)
+            if ms is not None:
+                out.setdefault("floor_ms", []).append(ms)
+            c.drain(server.get("between_edits", 0.01))
         out["rss_mb"] = c.peak_rss_mb()
     finally:
         c.close()
@@ -370,7 +378,7 @@ def summarize(runs):
         return [r[key] for r in runs if r.get(key) is not None]
 
     s = {}
-    for key in ("edit_ms", "completion_ms", "hover_ms", "preview_ms"):
+    for key in ("edit_ms", "completion_ms", "hover_ms", "preview_ms", "floor_ms"):
         xs = pool(key)
         s[key] = {"median": median(xs), "p95": p95(xs), "n": len(xs)}
     for key in ("init_ms", "open_ms"):
@@ -421,7 +429,7 @@ def write_report(path, res, args):
     L.append(f"Machine: {m['cpu']}, {m['cores']} cores (shared with other builds), Linux {m['kernel']}, "
              f"Python {m['python']}; commit `{m['commit']}`; {m['date']}; load average at start "
              f"{' / '.join(m.get('loadavg', []))}, at end {' / '.join(res.get('loadavg_end', []))} "
-             f"(other sessions build on the same 2 cores: figures are pessimistic). "
+             f"(other sessions build on the same 2 cores, and figures differ between quiet and busy periods: see the notes at the end). "
              f"Repetitions: {args.runs} fresh server processes per size, {args.edits} edits and "
              f"{args.repeats} requests of each kind per process (yaml-language-server: "
              f"{args.peer_runs} processes, {args.peer_edits} edits).\n")
@@ -472,8 +480,8 @@ def write_report(path, res, args):
         L.append(f"| yaml-language-server ratio | – | ≥ {RATIO_TARGET:g}× | n/a ({res.get('peer_note')}) | – | n/a |")
     L.append("")
     L.append("## Both servers, every figure (median / p95, ms unless noted)\n")
-    L.append("| server | lines | spawn→init | open→diag | edit→diag | completion | hover | preview | peak RSS MB (median / max) | diagnostics at open |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|")
+    L.append("| server | lines | spawn→init | open→diag | edit→diag | protocol floor | completion | hover | preview | peak RSS MB (median / max) | diagnostics at open |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, data in res["servers"].items():
         for size in SIZES:
             s = data.get(str(size))
@@ -486,7 +494,7 @@ def write_report(path, res, args):
                     return "n/a"
                 return f"{fmt(v['median'])} / {fmt(v['p95'])}"
             lines = res["files"][str(size)]["lines"]
-            L.append(f"| {name} | {lines:,} | {mp('init_ms')} | {mp('open_ms')} | {mp('edit_ms')} | "
+            L.append(f"| {name} | {lines:,} | {mp('init_ms')} | {mp('open_ms')} | {mp('edit_ms')} | {mp('floor_ms')} | "
                      f"{mp('completion_ms')} | {mp('hover_ms')} | {mp('preview_ms')} | "
                      f"{fmt(s['rss_mb']['median'])} / {fmt(s['rss_mb']['max'])} | {s['n_diagnostics']} |")
     if yls:
@@ -523,6 +531,9 @@ def write_report(path, res, args):
     L.append("- Completion at an empty key position inside `mcp:Tool`, hover on `mcp:Tool`, preview by "
              f"`workspace/executeCommand` `{PREVIEW_COMMAND}` `[uri, null]`; measured only when the server "
              "advertises the capability (or the command), otherwise reported as n/a.")
+    L.append("- Protocol floor: the round trip of a request the server answers at once (an unknown method, "
+             "answered with an error), after the same idle gap as between edits. It is the cost of waking the "
+             "server's threads and of the pipes, not of analysis; edit → diagnostics minus this floor is the work.")
     L.append("- Peak RSS: `VmHWM` of the server process and its children, read with the document open after "
              "the edits.")
     L.append("- `check`: wall time of `cwl-mcp-lsp check --format json ../shared/corpus/real` (a fresh process "

@@ -3,7 +3,7 @@
 //! with ranges in the negotiated encoding (UTF-16 by default, UTF-8 when offered).
 mod common;
 
-use common::lsp::{self, utf8_position, utf16_position};
+use common::lsp_client::{LspClient, utf8_position, utf16_position};
 use serde_json::{Value, json};
 
 const URI: &str = "file:///tmp/cwl-mcp-e2e/echo-region.cwl";
@@ -16,14 +16,14 @@ fn range(text: &str, start: usize, end: usize, utf8: bool) -> Value {
     json!({"start": pos(text, start), "end": pos(text, end)})
 }
 
-async fn started(utf8: bool) -> lsp::Client {
-    let mut client = lsp::start();
+async fn started(utf8: bool) -> LspClient {
+    let mut client = LspClient::in_process();
     let capabilities = if utf8 {
         json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}})
     } else {
         json!({})
     };
-    let init = client.initialize(capabilities, json!({})).await;
+    let init = client.initialize_with(capabilities, json!({})).await;
     let caps = &init["capabilities"];
     assert_eq!(
         caps["positionEncoding"],
@@ -189,9 +189,9 @@ async fn unknown_documents_and_positions_are_errors_not_panics() {
 /// follow the setting; `only` filters code action kinds.
 #[tokio::test]
 async fn edits_settings_and_kinds_over_the_protocol() {
-    let mut client = lsp::start();
+    let mut client = LspClient::in_process();
     client
-        .initialize(
+        .initialize_with(
             json!({}),
             json!({"cwlMcp": {"profile": "cwl2mcp", "inlayHints": false}}),
         )

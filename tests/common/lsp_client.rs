@@ -187,15 +187,23 @@ impl LspClient {
 
     /// `initialize` + `initialized`; returns the server capabilities.
     pub async fn initialize(&mut self) -> Value {
+        let capabilities =
+            json!({"textDocument": {"publishDiagnostics": {"versionSupport": true}}});
+        self.initialize_with(capabilities, Value::Null).await["capabilities"].clone()
+    }
+
+    /// `initialize` (with the given client capabilities and initialization options) and
+    /// `initialized`; returns the `initialize` result.
+    pub async fn initialize_with(&mut self, capabilities: Value, options: Value) -> Value {
         let res = self
             .request(
                 "initialize",
-                json!({"processId": null, "rootUri": null, "capabilities": {
-                    "textDocument": {"publishDiagnostics": {"versionSupport": true}}}}),
+                json!({"processId": null, "rootUri": null, "capabilities": capabilities,
+                       "initializationOptions": options}),
             )
             .await;
         self.notify("initialized", json!({})).await;
-        res["result"]["capabilities"].clone()
+        res["result"].clone()
     }
 
     pub async fn open(&mut self, uri: &str, text: &str) {
@@ -228,4 +236,20 @@ impl LspClient {
             assert!(status.success(), "exit status {status}");
         }
     }
+}
+
+/// The LSP position of byte `at` in `text`, counted in UTF-16 code units (computed here
+/// independently of the server's conversion code).
+pub fn utf16_position(text: &str, at: usize) -> Value {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..at].matches('\n').count();
+    let character = text[line_start..at].encode_utf16().count();
+    json!({"line": line, "character": character})
+}
+
+/// The same in UTF-8 code units (bytes).
+pub fn utf8_position(text: &str, at: usize) -> Value {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..at].matches('\n').count();
+    json!({"line": line, "character": at - line_start})
 }

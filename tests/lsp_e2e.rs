@@ -2,7 +2,7 @@
 //! and pulled diagnostics with correct UTF-16 (or negotiated UTF-8) ranges, close, shutdown.
 mod common;
 
-use common::stdio_client::StdioClient;
+use common::lsp_client::LspClient;
 use serde_json::{Value, json};
 
 const URI: &str = "file:///tmp/cwl-mcp-e2e/tool.cwl";
@@ -41,6 +41,27 @@ fn codes(diags: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The next `publishDiagnostics` for `uri` within `wait`.
+async fn within(client: &mut LspClient, uri: &str, wait: std::time::Duration) -> Option<Value> {
+    let uri = uri.to_string();
+    client
+        .next_notification("textDocument/publishDiagnostics", wait, move |p| {
+            p["uri"] == uri.as_str()
+        })
+        .await
+        .map(|m| m["params"].clone())
+}
+
+/// Runs the preview command with `arguments`.
+async fn run(client: &mut LspClient, arguments: &Value) -> Value {
+    client
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "cwl-mcp.previewTool", "arguments": arguments}),
+        )
+        .await
+}
+
 fn find<'a>(diags: &'a Value, code: &str) -> &'a Value {
     diags["diagnostics"]
         .as_array()
@@ -50,19 +71,26 @@ fn find<'a>(diags: &'a Value, code: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {code} in {diags}"))
 }
 
-#[test]
-fn open_edit_diagnose_close_shutdown_in_utf16() {
-    let mut client = StdioClient::spawn();
-    let init = client.initialize(json!({}), json!({"cwlMcp": {"profile": "extension"}}));
-    let caps = &init["result"]["capabilities"];
+#[tokio::test]
+async fn open_edit_diagnose_close_shutdown_in_utf16() {
+    let mut client = LspClient::spawn(&[]);
+    let init = client
+        .initialize_with(json!({}), json!({"cwlMcp": {"profile": "extension"}}))
+        .await;
+    let caps = &init["capabilities"];
     assert_eq!(caps["positionEncoding"], "utf-16");
     assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
     let mut text = document();
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": URI, "languageId": "cwl", "version": 1, "text": text}}),
-    );
-    let diags = client.diagnostics(URI);
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": URI, "languageId": "cwl", "version": 1, "text": text}}),
+        )
+        .await;
+    let diags = client
+        .diagnostics(URI, None)
+        .await
+        .expect("diagnostics in time");
     assert_eq!(diags["version"], 1);
     let invalid = find(&diags, "invalid-type");
     assert_eq!(invalid["source"], "cwl-mcp");
@@ -78,10 +106,12 @@ fn open_edit_diagnose_close_shutdown_in_utf16() {
     );
 
     // Pull diagnostics agree with the pushed ones.
-    let pulled = client.request(
-        "textDocument/diagnostic",
-        json!({"textDocument": {"uri": URI}}),
-    );
+    let pulled = client
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": URI}}),
+        )
+        .await;
     assert_eq!(pulled["result"]["items"], diags["diagnostics"]);
 
     // Non-ASCII edit before the value: insert "é😀 " right after `{title: 日本😀`.
@@ -91,9 +121,12 @@ fn open_edit_diagnose_close_shutdown_in_utf16() {
         json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [
             {"range": {"start": {"line": 8, "character": col}, "end": {"line": 8, "character": col}},
              "text": "é😀"}]}),
-    );
+    ).await;
     text = text.replacen("日本😀,", "日本😀é😀,", 1);
-    let diags = client.diagnostics(URI);
+    let diags = client
+        .diagnostics(URI, None)
+        .await
+        .expect("diagnostics in time");
     assert_eq!(diags["version"], 2);
     let invalid = find(&diags, "invalid-type");
     assert_eq!(
@@ -102,13 +135,18 @@ fn open_edit_diagnose_close_shutdown_in_utf16() {
     );
 
     // CRLF edit: insert two lines above the hint; the diagnostic moves down by two.
-    client.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": URI, "version": 3}, "contentChanges": [
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": URI, "version": 3}, "contentChanges": [
             {"range": {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 0}},
              "text": "doc: ligne 1\r\n# 注释\r\n"}]}),
-    );
-    let diags = client.diagnostics(URI);
+        )
+        .await;
+    let diags = client
+        .diagnostics(URI, None)
+        .await
+        .expect("diagnostics in time");
     assert_eq!(find(&diags, "invalid-type")["range"]["start"]["line"], 10);
 
     // ASCII edit fixing the value: `yes` → `true`.
@@ -118,66 +156,83 @@ fn open_edit_diagnose_close_shutdown_in_utf16() {
         json!({"textDocument": {"uri": URI, "version": 4}, "contentChanges": [
             {"range": {"start": {"line": 10, "character": yes}, "end": {"line": 10, "character": yes + 3}},
              "text": "true"}]}),
-    );
-    let diags = client.diagnostics(URI);
+    ).await;
+    let diags = client
+        .diagnostics(URI, None)
+        .await
+        .expect("diagnostics in time");
     assert_eq!(diags["version"], 4);
     assert!(
         !codes(&diags).contains(&"invalid-type".to_string()),
         "{diags}"
     );
 
-    client.notify(
-        "textDocument/didClose",
-        json!({"textDocument": {"uri": URI}}),
-    );
-    let closed = client.diagnostics(URI);
+    client
+        .notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": URI}}),
+        )
+        .await;
+    let closed = client
+        .diagnostics(URI, None)
+        .await
+        .expect("diagnostics in time");
     assert_eq!(closed["diagnostics"], json!([]));
-    assert_eq!(client.shutdown(), Some(0));
+    client.shutdown().await;
 }
 
-#[test]
-fn utf8_positions_when_the_client_offers_them() {
-    let mut client = StdioClient::spawn();
-    let init = client.initialize(
-        json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}),
-        Value::Null,
-    );
-    assert_eq!(init["result"]["capabilities"]["positionEncoding"], "utf-8");
+#[tokio::test]
+async fn utf8_positions_when_the_client_offers_them() {
+    let mut client = LspClient::spawn(&[]);
+    let init = client
+        .initialize_with(
+            json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}),
+            Value::Null,
+        )
+        .await;
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-8");
     let text = document();
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": URI, "languageId": "cwl", "version": 1, "text": text}}),
-    );
-    let diags = client.diagnostics(URI);
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": URI, "languageId": "cwl", "version": 1, "text": text}}),
+        )
+        .await;
+    let diags = client
+        .diagnostics(URI, None)
+        .await
+        .expect("diagnostics in time");
     let line = text.split('\n').nth(8).unwrap();
     let byte = line.find("yes").unwrap() as u64;
     assert_eq!(
         find(&diags, "invalid-type")["range"]["start"]["character"],
         byte
     );
-    assert_eq!(client.shutdown(), Some(0));
+    client.shutdown().await;
 }
 
-#[test]
-fn a_burst_of_edits_publishes_the_latest_version_and_never_a_stale_one() {
-    let mut client = StdioClient::spawn();
-    client.initialize(json!({}), Value::Null);
+#[tokio::test]
+async fn a_burst_of_edits_publishes_the_latest_version_and_never_a_stale_one() {
+    let mut client = LspClient::spawn(&[]);
+    client.initialize_with(json!({}), Value::Null).await;
     let text = document();
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": URI, "languageId": "cwl", "version": 1, "text": text}}),
-    );
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": URI, "languageId": "cwl", "version": 1, "text": text}}),
+        )
+        .await;
     for v in 2..=40 {
         client.notify(
             "textDocument/didChange",
             json!({"textDocument": {"uri": URI, "version": v}, "contentChanges": [
                 {"range": {"start": {"line": 2, "character": 4}, "end": {"line": 2, "character": 4}},
                  "text": "x"}]}),
-        );
+        ).await;
     }
     let mut last = 0;
     let mut published = 0;
-    while let Some(d) = client.diagnostics_within(URI, std::time::Duration::from_secs(3)) {
+    while let Some(d) = within(&mut client, URI, std::time::Duration::from_secs(3)).await {
         let v = d["version"].as_i64().unwrap();
         assert!(v > last, "version {v} published after {last}");
         last = v;
@@ -191,34 +246,41 @@ fn a_burst_of_edits_publishes_the_latest_version_and_never_a_stale_one() {
         published < 40,
         "bursts are coalesced ({published} publishes for 40 versions)"
     );
-    assert_eq!(client.shutdown(), Some(0));
+    client.shutdown().await;
 }
 
-#[test]
-fn preview_code_action_command_and_lens_follow_unsaved_edits() {
-    let mut client = StdioClient::spawn();
-    let init = client.initialize(
-        json!({}),
-        json!({"cwlMcp": {"metaPrefix": "org.example/e2e"}}),
-    );
-    let caps = &init["result"]["capabilities"];
+#[tokio::test]
+async fn preview_code_action_command_and_lens_follow_unsaved_edits() {
+    let mut client = LspClient::spawn(&[]);
+    let init = client
+        .initialize_with(
+            json!({}),
+            json!({"cwlMcp": {"metaPrefix": "org.example/e2e"}}),
+        )
+        .await;
+    let caps = &init["capabilities"];
     assert_eq!(
         caps["executeCommandProvider"]["commands"],
         json!(["cwl-mcp.previewTool"])
     );
     let uri = "file:///tmp/cwl-mcp-e2e/echo.cwl";
     let text = "cwlVersion: v1.2\nclass: CommandLineTool\nid: echo-region\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    title: Écho 日本\n    aliases: [echo]\ninputs:\n  region: string\noutputs: {}\n";
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
-    );
-    client.diagnostics(uri);
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
+        )
+        .await;
+    client
+        .diagnostics(uri, None)
+        .await
+        .expect("diagnostics in time");
     // The code action is offered anywhere in the process, e.g. on the title.
     let actions = client.request(
         "textDocument/codeAction",
         json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 7, "character": 12}, "end": {"line": 7, "character": 12}},
                "context": {"diagnostics": []}}),
-    );
+    ).await;
     let preview = actions["result"]
         .as_array()
         .unwrap()
@@ -227,13 +289,8 @@ fn preview_code_action_command_and_lens_follow_unsaved_edits() {
         .unwrap_or_else(|| panic!("no preview action in {actions}"))
         .clone();
     assert_eq!(preview["command"]["arguments"], json!([uri, "echo-region"]));
-    let run = |client: &mut StdioClient| {
-        client.request(
-            "workspace/executeCommand",
-            json!({"command": "cwl-mcp.previewTool", "arguments": preview["command"]["arguments"]}),
-        )
-    };
-    let tool = run(&mut client)["result"].clone();
+    let arguments = preview["command"]["arguments"].clone();
+    let tool = run(&mut client, &arguments).await["result"].clone();
     assert_eq!(tool["name"], "echo_region");
     assert_eq!(tool["title"], "Écho 日本");
     assert_eq!(tool["_meta"]["org.example/e2e-aliases"], json!(["echo"]));
@@ -250,56 +307,66 @@ fn preview_code_action_command_and_lens_follow_unsaved_edits() {
     assert_eq!(derived, tool);
     std::fs::remove_dir_all(&dir).unwrap();
     // Edit the hint without saving: add a name; the preview follows.
-    client.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
             {"range": {"start": {"line": 7, "character": 0}, "end": {"line": 7, "character": 0}},
              "text": "    name: echo_v2\n"}]}),
-    );
-    let tool = run(&mut client)["result"].clone();
+        )
+        .await;
+    let tool = run(&mut client, &arguments).await["result"].clone();
     assert_eq!(tool["name"], "echo_v2");
     // The code lens is titled with the derived name.
-    let lenses = client.request(
-        "textDocument/codeLens",
-        json!({"textDocument": {"uri": uri}}),
-    );
+    let lenses = client
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
     assert_eq!(lenses["result"][0]["command"]["title"], "MCP Tool: echo_v2");
     // An invalid name refuses the Tool: an error response listing why.
-    client.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [
             {"range": {"start": {"line": 7, "character": 10}, "end": {"line": 7, "character": 17}},
              "text": "echo v2"}]}),
-    );
-    let refused = run(&mut client);
+        )
+        .await;
+    let refused = run(&mut client, &arguments).await;
     let message = refused["error"]["message"].as_str().unwrap_or_default();
     assert!(
         message.contains("line 8") && message.contains("name"),
         "{refused}"
     );
     // Settings changes apply to the preview.
-    client.notify(
-        "workspace/didChangeConfiguration",
-        json!({"settings": {"cwlMcp": {"metaPrefix": "org.example/changed"}}}),
-    );
-    client.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": uri, "version": 4}, "contentChanges": [
+    client
+        .notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": {"cwlMcp": {"metaPrefix": "org.example/changed"}}}),
+        )
+        .await;
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 4}, "contentChanges": [
             {"range": {"start": {"line": 7, "character": 10}, "end": {"line": 7, "character": 17}},
              "text": "echo_v3"}]}),
-    );
-    let tool = run(&mut client)["result"].clone();
+        )
+        .await;
+    let tool = run(&mut client, &arguments).await["result"].clone();
     assert_eq!(
         tool["_meta"]["org.example/changed-aliases"],
         json!(["echo"])
     );
-    assert_eq!(client.shutdown(), Some(0));
+    client.shutdown().await;
 }
 
-#[test]
-fn duplicate_names_across_open_documents_warn_and_clear_on_close() {
-    let mut client = StdioClient::spawn();
-    client.initialize(json!({}), Value::Null);
+#[tokio::test]
+async fn duplicate_names_across_open_documents_warn_and_clear_on_close() {
+    let mut client = LspClient::spawn(&[]);
+    client.initialize_with(json!({}), Value::Null).await;
     let doc = |name: &str| {
         format!(
             "cwlVersion: v1.2\nclass: CommandLineTool\nid: t\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    name: {name}\ninputs: {{}}\noutputs: {{}}\n"
@@ -312,33 +379,52 @@ fn duplicate_names_across_open_documents_warn_and_clear_on_close() {
     client.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": a, "languageId": "cwl", "version": 1, "text": doc("same")}}),
+    ).await;
+    assert!(
+        !codes(
+            &client
+                .diagnostics(a, None)
+                .await
+                .expect("diagnostics in time")
+        )
+        .contains(&"tool-name-duplicate".to_string())
     );
-    assert!(!codes(&client.diagnostics(a)).contains(&"tool-name-duplicate".to_string()));
     client.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": b, "languageId": "cwl", "version": 1, "text": doc("same")}}),
-    );
-    let in_b = client.diagnostics(b);
+    ).await;
+    let in_b = client
+        .diagnostics(b, None)
+        .await
+        .expect("diagnostics in time");
     assert!(
         codes(&in_b).contains(&"tool-name-duplicate".to_string()),
         "{in_b}"
     );
-    let in_a = client.diagnostics(a);
+    let in_a = client
+        .diagnostics(a, None)
+        .await
+        .expect("diagnostics in time");
     assert!(
         codes(&in_a).contains(&"tool-name-duplicate".to_string()),
         "{in_a}"
     );
-    client.notify("textDocument/didClose", json!({"textDocument": {"uri": b}}));
-    let in_a = client.diagnostics(a);
+    client
+        .notify("textDocument/didClose", json!({"textDocument": {"uri": b}}))
+        .await;
+    let in_a = client
+        .diagnostics(a, None)
+        .await
+        .expect("diagnostics in time");
     assert!(
         !codes(&in_a).contains(&"tool-name-duplicate".to_string()),
         "{in_a}"
     );
-    assert_eq!(client.shutdown(), Some(0));
+    client.shutdown().await;
 }
 
-#[test]
-fn project_file_sets_the_profile_and_a_malformed_one_is_reported_on_itself() {
+#[tokio::test]
+async fn project_file_sets_the_profile_and_a_malformed_one_is_reported_on_itself() {
     let dir = std::env::temp_dir().join(format!("cwl-mcp-project-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::write(dir.join("cwl-mcp.toml"), "profile = \"cwl2mcp\"\n").unwrap();
@@ -347,14 +433,19 @@ fn project_file_sets_the_profile_and_a_malformed_one_is_reported_on_itself() {
     std::fs::write(&file, text).unwrap();
     let uri = format!("file://{}", file.display());
     let toml_uri = format!("file://{}", dir.join("cwl-mcp.toml").display());
-    let mut client = StdioClient::spawn();
-    client.initialize(json!({}), Value::Null);
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
-    );
+    let mut client = LspClient::spawn(&[]);
+    client.initialize_with(json!({}), Value::Null).await;
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
+        )
+        .await;
     // cwl2mcp requires aliases, useWhen, doNotUseWhen and annotations.
-    let diags = client.diagnostics(&uri);
+    let diags = client
+        .diagnostics(&uri, None)
+        .await
+        .expect("diagnostics in time");
     assert!(
         codes(&diags)
             .iter()
@@ -364,28 +455,41 @@ fn project_file_sets_the_profile_and_a_malformed_one_is_reported_on_itself() {
         "{diags}"
     );
     // Explicit editor settings win over the project file.
-    client.notify(
-        "workspace/didChangeConfiguration",
-        json!({"settings": {"cwlMcp": {"profile": "extension"}}}),
-    );
-    let diags = client.diagnostics(&uri);
+    client
+        .notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": {"cwlMcp": {"profile": "extension"}}}),
+        )
+        .await;
+    let diags = client
+        .diagnostics(&uri, None)
+        .await
+        .expect("diagnostics in time");
     assert!(
         !codes(&diags).contains(&"missing-field".to_string()),
         "{diags}"
     );
-    client.notify(
-        "workspace/didChangeConfiguration",
-        json!({"settings": {"cwlMcp": {}}}),
-    );
-    client.diagnostics(&uri);
+    client
+        .notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": {"cwlMcp": {}}}),
+        )
+        .await;
+    client
+        .diagnostics(&uri, None)
+        .await
+        .expect("diagnostics in time");
     // A malformed project file: an error on the file itself, and the defaults meanwhile.
     std::fs::write(dir.join("cwl-mcp.toml"), "profile = \"nope\"\n").unwrap();
     client.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
             {"range": {"start": {"line": 2, "character": 5}, "end": {"line": 2, "character": 5}}, "text": "x"}]}),
-    );
-    let on_toml = client.diagnostics(&toml_uri);
+    ).await;
+    let on_toml = client
+        .diagnostics(&toml_uri, None)
+        .await
+        .expect("diagnostics in time");
     assert_eq!(on_toml["diagnostics"][0]["severity"], 1, "{on_toml}");
     assert!(
         on_toml["diagnostics"][0]["message"]
@@ -393,11 +497,14 @@ fn project_file_sets_the_profile_and_a_malformed_one_is_reported_on_itself() {
             .unwrap()
             .contains("profile")
     );
-    let diags = client.diagnostics(&uri);
+    let diags = client
+        .diagnostics(&uri, None)
+        .await
+        .expect("diagnostics in time");
     assert!(
         !codes(&diags).contains(&"missing-field".to_string()),
         "{diags}"
     );
-    assert_eq!(client.shutdown(), Some(0));
+    client.shutdown().await;
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,6 +1,5 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
-pub mod stdio_client;
 
 use std::path::{Path, PathBuf};
 

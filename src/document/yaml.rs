@@ -633,7 +633,7 @@ impl<'t> TreeBuilder<'t> {
                 for child in n.named_children(&mut cursor) {
                     self.collect_pair(child, &mut pairs, depth);
                 }
-                self.check_duplicates(&pairs);
+                duplicate_keys(&pairs, &mut self.errors);
                 Node::new(span, Kind::Map { pairs, flow })
             }
             "block_sequence" | "flow_sequence" => {
@@ -839,18 +839,19 @@ impl<'t> TreeBuilder<'t> {
             _ => {}
         }
     }
+}
 
-    fn check_duplicates(&mut self, pairs: &[Pair]) {
-        let mut seen: HashMap<&str, ()> = HashMap::new();
-        for pair in pairs {
-            if let Some(key) = pair.key.scalar()
-                && seen.insert(key, ()).is_some()
-            {
-                self.errors.push(SyntaxError {
-                    span: pair.key.span.clone(),
-                    message: format!("found duplicate key \"{key}\""),
-                });
-            }
+/// A syntax error for each key repeated in one mapping (ruamel.yaml rejects them).
+fn duplicate_keys(pairs: &[Pair], errors: &mut Vec<SyntaxError>) {
+    let mut seen = std::collections::HashSet::new();
+    for pair in pairs {
+        if let Some(key) = pair.key.scalar()
+            && !seen.insert(key)
+        {
+            errors.push(SyntaxError {
+                span: pair.key.span.clone(),
+                message: format!("found duplicate key \"{key}\""),
+            });
         }
     }
 }
@@ -1246,6 +1247,20 @@ fn from_events(text: &str, events: &[libyaml::Event]) -> YamlDoc {
     }
 }
 
+/// Sets a node's tag and records it under its anchor.
+fn tagged(
+    mut node: Node,
+    tag: &Option<String>,
+    anchor: &Option<String>,
+    anchors: &mut HashMap<String, Node>,
+) -> Node {
+    node.tag = tag.clone();
+    if let Some(a) = anchor {
+        anchors.insert(a.clone(), node.clone());
+    }
+    node
+}
+
 fn event_node(
     text: &str,
     events: &[libyaml::Event],
@@ -1275,18 +1290,14 @@ fn event_node(
                 libyaml::ScalarStyle::Literal => Style::Literal,
                 libyaml::ScalarStyle::Folded => Style::Folded,
             };
-            let mut node = Node::new(
+            let node = Node::new(
                 event.start..event.end,
                 Kind::Scalar {
                     text: value.clone(),
                     style,
                 },
             );
-            node.tag = tag.clone();
-            if let Some(a) = anchor {
-                anchors.insert(a.clone(), node.clone());
-            }
-            (Some(node), i + 1)
+            (Some(tagged(node, tag, anchor, anchors)), i + 1)
         }
         EventKind::Alias(name) => (
             Some(Node::new(event.start..event.end, Kind::Alias(name.clone()))),
@@ -1307,12 +1318,8 @@ fn event_node(
                 i = next;
             }
             let end = events.get(i).map_or(text.len(), |e| e.end);
-            let mut node = Node::new(start..end, Kind::Seq { items, flow: *flow });
-            node.tag = tag.clone();
-            if let Some(a) = anchor {
-                anchors.insert(a.clone(), node.clone());
-            }
-            (Some(node), i + 1)
+            let node = Node::new(start..end, Kind::Seq { items, flow: *flow });
+            (Some(tagged(node, tag, anchor, anchors)), i + 1)
         }
         EventKind::MappingStart { anchor, tag, flow } => {
             let start = event.start;
@@ -1333,24 +1340,10 @@ fn event_node(
                 }
                 i = next2;
             }
-            let mut seen = std::collections::HashSet::new();
-            for pair in &pairs {
-                if let Some(k) = pair.key.scalar()
-                    && !seen.insert(k.to_string())
-                {
-                    errors.push(SyntaxError {
-                        span: pair.key.span.clone(),
-                        message: format!("found duplicate key \"{k}\""),
-                    });
-                }
-            }
+            duplicate_keys(&pairs, errors);
             let end = events.get(i).map_or(text.len(), |e| e.end);
-            let mut node = Node::new(start..end, Kind::Map { pairs, flow: *flow });
-            node.tag = tag.clone();
-            if let Some(a) = anchor {
-                anchors.insert(a.clone(), node.clone());
-            }
-            (Some(node), i + 1)
+            let node = Node::new(start..end, Kind::Map { pairs, flow: *flow });
+            (Some(tagged(node, tag, anchor, anchors)), i + 1)
         }
         _ => (None, i),
     }

@@ -259,27 +259,23 @@ fn derive_memoized(
     if !process.path.is_empty() {
         return full(root);
     }
-    let Some(text) = yaml.text() else {
+    let Some(text) = yaml.text.clone() else {
         return full(root);
     };
-    let hint_span = process_hints(view, process).hint.map(|h| h.span.clone());
-    let mut key = format!(
-        "{:?}|{:?}|{}|{:?}|{:?}|{}\0",
-        opts.profile,
-        opts.protocol_version,
-        context.uri,
-        context.path,
-        context.sandbox_root,
-        context.file_stem
-    );
-    match &hint_span {
-        Some(span) => {
-            key.push_str(&text[..span.start]);
-            key.push('\0');
-            key.push_str(&text[span.end..]);
-        }
-        None => key.push_str(text),
-    }
+    // The key shares the snapshot's text: nothing is copied on a keystroke.
+    let key = schema_memo::Key {
+        settings: format!(
+            "{:?}|{:?}|{}|{:?}|{:?}|{}",
+            opts.profile,
+            opts.protocol_version,
+            context.uri,
+            context.path,
+            context.sandbox_root,
+            context.file_stem
+        ),
+        text,
+        hint: process_hints(view, process).hint.map(|h| h.span.clone()),
+    };
     let header = |yaml: &YamlDoc| {
         let mut json = process.node.to_json_without(yaml, &["inputs", "outputs"])?;
         if let Some(map) = json.as_object_mut() {
@@ -337,22 +333,44 @@ mod schema_memo {
         pub problems: Vec<Problem>,
     }
 
+    /// The document text without the hint (compared in place), and the settings and place.
+    pub struct Key {
+        pub settings: String,
+        pub text: Arc<str>,
+        pub hint: Option<std::ops::Range<usize>>,
+    }
+
+    impl Key {
+        fn parts(&self) -> (&str, Option<&str>) {
+            match &self.hint {
+                Some(h) => (&self.text[..h.start], Some(&self.text[h.end..])),
+                None => (&self.text, None),
+            }
+        }
+    }
+
+    impl PartialEq for Key {
+        fn eq(&self, other: &Key) -> bool {
+            self.settings == other.settings && self.parts() == other.parts()
+        }
+    }
+
     const CAPACITY: usize = 8;
-    type Entry = (Arc<str>, Arc<Schemas>);
+    type Entry = (Key, Arc<Schemas>);
     static MEMO: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 
-    pub fn lookup(key: &str) -> Option<Arc<Schemas>> {
+    pub fn lookup(key: &Key) -> Option<Arc<Schemas>> {
         let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
-        let i = memo.iter().position(|(k, _)| &**k == key)?;
+        let i = memo.iter().position(|(k, _)| k == key)?;
         let entry = memo.remove(i);
         let found = entry.1.clone();
         memo.insert(0, entry);
         Some(found)
     }
 
-    pub fn store(key: String, schemas: Schemas) {
+    pub fn store(key: Key, schemas: Schemas) {
         let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
-        memo.insert(0, (key.into(), Arc::new(schemas)));
+        memo.insert(0, (key, Arc::new(schemas)));
         memo.truncate(CAPACITY);
     }
 }

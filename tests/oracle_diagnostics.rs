@@ -1,8 +1,6 @@
 //! Under the `cwl2mcp` profile, every reference case gets an error-severity diagnostic if and
 //! only if the cwl2mcp 0.1.0 plugin failed on it (SPEC §5, one named exception), on a line the
 //! plugin's message names when it names one.
-use std::path::Path;
-
 use cwl_mcp_lsp::analysis::{self, DocumentContext, Severity};
 use cwl_mcp_lsp::document::{Encoding, Snapshot};
 use cwl_mcp_lsp::settings::{Profile, Settings};
@@ -115,5 +113,4 @@ fn cwl2mcp_profile_errors_exactly_where_the_plugin_failed() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    let _ = Path::new(CASES);
 }

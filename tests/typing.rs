@@ -1,7 +1,7 @@
 //! Typing a hint character by character, from nothing to complete, through incremental edits:
 //! no panic, and no diagnostic on a line the user has not touched.
 use cwl_mcp_lsp::analysis::{self, DocumentContext};
-use cwl_mcp_lsp::document::{Change, Document, Encoding, LineIndex, Position};
+use cwl_mcp_lsp::document::{Change, Document, Encoding, LineIndex};
 use cwl_mcp_lsp::settings::{Profile, Settings};
 
 const BEFORE: &str = "cwlVersion: v1.2\nclass: CommandLineTool\nid: typed-tool\nlabel: Typed 日本\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\n";
@@ -53,7 +53,6 @@ fn type_hint(hint: &str, profile: Profile) {
                 d.message
             );
         }
-        let _ = Position::default();
     }
     // Complete: the finished hint is valid under the extension profile.
     if profile == Profile::Extension {

@@ -1,16 +1,17 @@
 //! In-process cost of each stage of one keystroke, on the generated benchmark documents:
 //! applying a one-character edit (with the incremental reparse), taking a snapshot, building
-//! the YAML value tree, and the whole `analysis::diagnostics`. Complements `bench/run.py`
+//! the YAML value tree, and the whole `model::diagnostics`. Complements `bench/run.py`
 //! (which measures the server from outside) by saying where the time goes.
 //!
 //!     python3 bench/gen_cwl.py --lines 50000 -o target/bench/tool_50000.cwl   # (run.py does this)
 //!     cargo bench --bench edit_pipeline
 use std::time::{Duration, Instant};
 
-use cwl_mcp_lsp::analysis::{self, DocumentContext};
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::settings::Settings;
 use cwl_mcp_lsp::document::yaml::YamlDoc;
 use cwl_mcp_lsp::document::{Change, Document, Encoding, Position};
-use cwl_mcp_lsp::settings::Settings;
+use cwl_mcp_lsp::model;
 
 fn stats(mut xs: Vec<Duration>) -> String {
     xs.sort();
@@ -102,7 +103,7 @@ fn main() {
             t_yaml.push(t.elapsed());
             drop(yaml);
             let t = Instant::now();
-            let diags = analysis::diagnostics(&snap, &settings, &context);
+            let diags = model::diagnostics(&snap, &settings, &context);
             t_diag.push(t.elapsed());
             std::hint::black_box(diags);
         }
@@ -141,6 +142,6 @@ fn main() {
         println!("{size:>6} lines  apply_changes+reparse  {}", stats(t_edit));
         println!("{size:>6} lines  snapshot              {}", stats(t_snap));
         println!("{size:>6} lines  YamlDoc::build        {}", stats(t_yaml));
-        println!("{size:>6} lines  analysis::diagnostics {}", stats(t_diag));
+        println!("{size:>6} lines  model::diagnostics {}", stats(t_diag));
     }
 }

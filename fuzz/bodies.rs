@@ -8,10 +8,11 @@
 //! Entry points of later features (completion, hover, derive at random positions) get their
 //! own bodies here when they land.
 #![allow(dead_code)]
-use cwl_mcp_lsp::analysis::{self, DocumentContext};
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
 use cwl_mcp_lsp::document::yaml::YamlDoc;
 use cwl_mcp_lsp::document::{Change, Document, Encoding, LineIndex, Position, Snapshot};
-use cwl_mcp_lsp::settings::{Profile, Settings};
+use cwl_mcp_lsp::model;
 
 /// Reads operation parameters from bytes, cycling (never runs dry).
 struct Ops<'a> {
@@ -69,7 +70,7 @@ pub fn diagnostics(data: &[u8]) {
     };
     let snapshot = Snapshot::parse(text, 0);
     for profile in [Profile::Extension, Profile::Cwl2mcp] {
-        let diags = analysis::diagnostics(&snapshot, &settings(profile), &context());
+        let diags = model::diagnostics(&snapshot, &settings(profile), &context());
         for d in &diags {
             assert!(d.span.start <= d.span.end, "{d:?}");
             assert!(d.span.end <= text.len(), "{d:?}");
@@ -206,8 +207,8 @@ pub fn edits(data: &[u8]) {
         assert_eq!(&*snapshot.text, doc.text());
         let s = settings(Profile::Extension);
         assert_eq!(
-            analysis::diagnostics(&snapshot, &s, &context()),
-            analysis::diagnostics(&fresh, &s, &context()),
+            model::diagnostics(&snapshot, &s, &context()),
+            model::diagnostics(&fresh, &s, &context()),
             "incremental diagnostics differ after {changes:?}"
         );
     }

@@ -5,8 +5,8 @@ mod common;
 
 use std::collections::BTreeSet;
 
+use cwl_mcp_lsp::base::project::Layer;
 use cwl_mcp_lsp::cli::check;
-use cwl_mcp_lsp::config::Layer;
 
 #[test]
 fn corpus_gets_yaml_syntax_only_where_ruamel_rejects() {

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use cwl_mcp_lsp::base::settings::{Profile, ProtocolVersion};
 use cwl_mcp_lsp::derive::{Derivation, DeriveOptions, ProcessInput, derive_tool};
-use cwl_mcp_lsp::settings::{Profile, ProtocolVersion};
 use serde_json::{Map, Value};
 
 const EXTENSION_NS: &str = "https://eoap.github.io/cwl-mcp-extension#";

@@ -2,12 +2,12 @@
 //! `process_hints`), against the recorded cwl2mcp 0.1.0 outputs.
 use std::path::{Path, PathBuf};
 
-use cwl_mcp_lsp::analysis::DocumentContext;
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::settings::Profile;
 use cwl_mcp_lsp::cwl::CwlView;
 use cwl_mcp_lsp::derive::view::{Location, derive_process};
 use cwl_mcp_lsp::derive::{Derivation, DeriveOptions};
 use cwl_mcp_lsp::document::yaml::YamlDoc;
-use cwl_mcp_lsp::settings::Profile;
 use serde_json::{Map, Value};
 
 fn fixtures() -> PathBuf {
@@ -167,9 +167,10 @@ fn corpus_exports_through_the_view() {
 /// reports is among the view's errors, with the same code.
 #[test]
 fn derivation_and_view_diagnostics_agree_on_the_oracle_cases() {
-    use cwl_mcp_lsp::analysis::{self, Severity};
+    use cwl_mcp_lsp::base::Severity;
+    use cwl_mcp_lsp::base::settings::Settings;
     use cwl_mcp_lsp::document::Snapshot;
-    use cwl_mcp_lsp::settings::Settings;
+    use cwl_mcp_lsp::model;
     let dir = fixtures().join("oracle-runs/cases");
     let mut failures = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
@@ -185,8 +186,8 @@ fn derivation_and_view_diagnostics_agree_on_the_oracle_cases() {
             };
             let snapshot = Snapshot::parse(&text, 0);
             let context = DocumentContext::from_path(&case);
-            let diags = analysis::diagnostics(&snapshot, &settings, &context);
-            let errors: Vec<&str> = diags
+            let diags = model::diagnostics(&snapshot, &settings, &context);
+            let errors: Vec<cwl_mcp_lsp::base::Code> = diags
                 .iter()
                 .filter(|d| d.severity == Severity::Error)
                 .map(|d| d.code)

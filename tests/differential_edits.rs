@@ -8,14 +8,15 @@
 //! - every node of the incrementally reparsed tree (kind, byte range, row/column points) equals
 //!   the node of a fresh full parse,
 //! - the snapshot's line index gives the model's positions,
-//! - `analysis::diagnostics` on the snapshot equals those of a fresh snapshot of the same text.
+//! - `model::diagnostics` on the snapshot equals those of a fresh snapshot of the same text.
 //!
 //! Steps: `CWL_MCP_DIFF_STEPS` (default 3,000 per seed text; millions locally), seed:
 //! `CWL_MCP_DIFF_SEED` (default fixed). A failure prints the seed, the step and the edit so that
 //! it replays exactly. See docs/reliability.md.
-use cwl_mcp_lsp::analysis::{self, DocumentContext};
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
 use cwl_mcp_lsp::document::{Change, Document, Encoding, Position, Snapshot};
-use cwl_mcp_lsp::settings::{Profile, Settings};
+use cwl_mcp_lsp::model;
 
 /// xorshift64*: small, seeded, no dependency.
 struct Rng(u64);
@@ -355,8 +356,8 @@ impl Stepper {
                 }
             }
         }
-        let a = analysis::diagnostics(&snap, &self.settings, &self.context);
-        let b = analysis::diagnostics(&fresh, &self.settings, &self.context);
+        let a = model::diagnostics(&snap, &self.settings, &self.context);
+        let b = model::diagnostics(&fresh, &self.settings, &self.context);
         if a != b {
             self.fail(
                 step,

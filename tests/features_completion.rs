@@ -1,9 +1,10 @@
 //! Completion, data-driven: a CWL text with a cursor marker `┃` → the items offered, and the
 //! text after applying one.
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
+use cwl_mcp_lsp::base::{DocumentContext, apply_edits};
 use cwl_mcp_lsp::document::Snapshot;
-use cwl_mcp_lsp::features::apply_edits;
 use cwl_mcp_lsp::features::completion::{Completion, completion};
-use cwl_mcp_lsp::settings::{Profile, Settings};
+use cwl_mcp_lsp::model::Model;
 
 const CURSOR: char = '┃';
 const NS: &str = "https://eoap.github.io/cwl-mcp-extension#";
@@ -19,8 +20,12 @@ fn settings(profile: Profile) -> Settings {
 fn complete(marked: &str, profile: Profile) -> (String, Vec<Completion>) {
     let at = marked.find(CURSOR).expect("a cursor marker");
     let text = marked.replacen(CURSOR, "", 1);
-    let snapshot = Snapshot::parse(&text, 1);
-    let mut items = completion(&snapshot, &settings(profile), at);
+    let model = Model::of_text(
+        &text,
+        settings(profile),
+        DocumentContext::from_uri("file:///w/echo-region.cwl"),
+    );
+    let mut items = completion(&model, at);
     items.sort_by(|a, b| a.sort_text.cmp(&b.sort_text).then(a.label.cmp(&b.label)));
     (text, items)
 }

@@ -1,10 +1,11 @@
 //! Every quick fix, applied and re-validated: the diagnostics it fixes are gone and no new
 //! diagnostic appears. Edited texts are compared exactly where the form matters.
-use cwl_mcp_lsp::analysis::{self, Diagnostic, DocumentContext};
+use cwl_mcp_lsp::base::apply_edits;
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
+use cwl_mcp_lsp::base::{Diagnostic, DocumentContext};
 use cwl_mcp_lsp::document::Snapshot;
-use cwl_mcp_lsp::features::apply_edits;
 use cwl_mcp_lsp::features::code_actions::{Fix, quick_fixes};
-use cwl_mcp_lsp::settings::{Profile, Settings};
+use cwl_mcp_lsp::model::{self, Model};
 
 const NS: &str = "https://eoap.github.io/cwl-mcp-extension#";
 
@@ -20,7 +21,7 @@ fn context() -> DocumentContext {
 }
 
 fn diags(text: &str, profile: Profile) -> Vec<Diagnostic> {
-    analysis::diagnostics(&Snapshot::parse(text, 1), &settings(profile), &context())
+    model::diagnostics(&Snapshot::parse(text, 1), &settings(profile), &context())
 }
 
 fn key(d: &Diagnostic) -> (String, String) {
@@ -35,11 +36,8 @@ fn fix(text: &str, profile: Profile, code: &str, title: &str) -> String {
         .iter()
         .find(|d| d.code == code)
         .unwrap_or_else(|| panic!("no `{code}` in {before:#?}"));
-    let snapshot = Snapshot::parse(text, 1);
     let fixes = quick_fixes(
-        &snapshot,
-        &settings(profile),
-        &context(),
+        &Model::of_text(text, settings(profile), context()),
         target.span.clone(),
     );
     let chosen: &Fix = fixes
@@ -416,7 +414,10 @@ fn make_the_defaults_explicit() {
         .unwrap()
         .span
         .clone();
-    let fixes = quick_fixes(&snapshot, &settings(Profile::Extension), &context(), span);
+    let fixes = quick_fixes(
+        &Model::new(snapshot.clone(), settings(Profile::Extension), context()),
+        span,
+    );
     let f = fixes.iter().find(|f| f.title.starts_with("Make")).unwrap();
     assert_eq!(f.diagnostics.len(), 3);
     // No annotations at all, read-only tool: `destructiveHint: false` is written, since `true`
@@ -473,5 +474,11 @@ fn no_fix_outside_the_diagnostics_range() {
     let text = format!("{HEAD}hints:\n  mcp:Tool:\n{BODY}{TAIL}");
     let snapshot = Snapshot::parse(&text, 1);
     let at = text.find("baseCommand").unwrap();
-    assert!(quick_fixes(&snapshot, &settings(Profile::Extension), &context(), at..at).is_empty());
+    assert!(
+        quick_fixes(
+            &Model::new(snapshot.clone(), settings(Profile::Extension), context()),
+            at..at
+        )
+        .is_empty()
+    );
 }

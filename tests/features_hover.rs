@@ -1,10 +1,11 @@
 //! Hover, inlay hints and document symbols, data-driven: a CWL text with a cursor marker `┃`.
-use cwl_mcp_lsp::analysis::DocumentContext;
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
 use cwl_mcp_lsp::document::Snapshot;
 use cwl_mcp_lsp::features::hover::{Hover, hover};
 use cwl_mcp_lsp::features::inlay_hints::inlay_hints;
 use cwl_mcp_lsp::features::symbols::{SymbolKind, symbols};
-use cwl_mcp_lsp::settings::{Profile, Settings};
+use cwl_mcp_lsp::model::Model;
 
 const NS: &str = "https://eoap.github.io/cwl-mcp-extension#";
 
@@ -20,7 +21,7 @@ fn hover_at(marked: &str, profile: Profile) -> Option<(String, Hover)> {
     let text = marked.replacen('┃', "", 1);
     let snapshot = Snapshot::parse(&text, 1);
     let context = DocumentContext::from_uri("file:///w/echo-region.cwl");
-    hover(&snapshot, &settings(profile), &context, at).map(|h| (text, h))
+    hover(&Model::new(snapshot, settings(profile), context), at).map(|h| (text, h))
 }
 
 fn echo(hint: &str) -> String {
@@ -188,7 +189,11 @@ fn no_hover_outside_a_recognised_hint() {
 fn inlay_hints_for_each_annotation_left_out_where_it_would_be_written() {
     let text = echo(MAP);
     let snapshot = Snapshot::parse(&text, 1);
-    let hints = inlay_hints(&snapshot, &settings(Profile::Extension));
+    let hints = inlay_hints(&Model::new(
+        snapshot.clone(),
+        settings(Profile::Extension),
+        ctx(),
+    ));
     let labels: Vec<&str> = hints.iter().map(|h| h.label.as_str()).collect();
     assert_eq!(
         labels,
@@ -202,7 +207,7 @@ fn inlay_hints_for_each_annotation_left_out_where_it_would_be_written() {
     assert!(hints[0].tooltip.contains("clients assume `true`"));
     // No annotations: all four, after the hint's last field; list form.
     let text = echo("  - class: agent:Tool\n    name: e # the name\n");
-    let hints = inlay_hints(&Snapshot::parse(&text, 1), &settings(Profile::Cwl2mcp));
+    let hints = inlay_hints(&Model::of_text(&text, settings(Profile::Cwl2mcp), ctx()));
     assert_eq!(hints.len(), 4);
     let end = text.find("# the name").unwrap() + "# the name".len();
     assert!(hints.iter().all(|h| h.at == end));
@@ -211,15 +216,15 @@ fn inlay_hints_for_each_annotation_left_out_where_it_would_be_written() {
         inlay_hints: false,
         ..Settings::default()
     };
-    assert!(inlay_hints(&Snapshot::parse(&echo(MAP), 1), &off).is_empty());
+    assert!(inlay_hints(&Model::of_text(&echo(MAP), off, ctx())).is_empty());
     let unbound = echo(&MAP.replace("agent:Tool", "mcp:Tool"));
-    assert!(inlay_hints(&Snapshot::parse(&unbound, 1), &Settings::default()).is_empty());
+    assert!(inlay_hints(&Model::of_text(&unbound, Settings::default(), ctx())).is_empty());
 }
 
 #[test]
 fn symbols_for_processes_hints_inputs_and_outputs() {
     let text = echo(MAP);
-    let syms = symbols(&Snapshot::parse(&text, 1));
+    let syms = symbols(&Model::of_text(&text, Settings::default(), ctx()));
     assert_eq!(syms.len(), 1);
     let root = &syms[0];
     assert_eq!(
@@ -245,7 +250,7 @@ fn symbols_for_processes_hints_inputs_and_outputs() {
     let wf = format!(
         "class: Workflow\nid: main\n$namespaces: {{mcp: \"{NS}\"}}\ninputs: []\noutputs: []\nsteps:\n  s1:\n    run:\n      class: CommandLineTool\n      hints:\n        - class: mcp:Tool\n          name: inner\n      inputs: {{x: int}}\n      outputs: []\n    in: []\n    out: []\n"
     );
-    let syms = symbols(&Snapshot::parse(&wf, 1));
+    let syms = symbols(&Model::of_text(&wf, Settings::default(), ctx()));
     assert_eq!(syms.len(), 1);
     let inner = syms[0]
         .children
@@ -285,4 +290,8 @@ fn hover_in_json_form() {
     let (text, h) = hover_at(&marked, Profile::Cwl2mcp).expect("a hover");
     assert_eq!(&text[h.span.clone()], "\"readOnlyHint\"");
     assert!(h.markdown.contains("**Here:** `true`"), "{}", h.markdown);
+}
+
+fn ctx() -> DocumentContext {
+    DocumentContext::from_uri("file:///w/echo-region.cwl")
 }

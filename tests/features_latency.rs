@@ -3,10 +3,11 @@
 //! `cargo test --release --test features_latency -- --ignored --nocapture`.
 use std::time::{Duration, Instant};
 
-use cwl_mcp_lsp::analysis::DocumentContext;
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::settings::Settings;
 use cwl_mcp_lsp::document::Snapshot;
 use cwl_mcp_lsp::features::{completion, hover};
-use cwl_mcp_lsp::settings::Settings;
+use cwl_mcp_lsp::model::Model;
 
 /// A CommandLineTool of about `lines` lines with an MCP hint at the end.
 pub fn generated_tool(lines: usize) -> String {
@@ -38,28 +39,26 @@ fn completion_and_hover_latency_at_5000_lines() {
     let context = DocumentContext::from_uri("file:///big-tool.cwl");
     let cursor = text.len() - 1;
     let on_hint = text.find("mcp:Tool:").unwrap() + 2;
+    let model = Model::new(snapshot.clone(), settings.clone(), context.clone());
     let mut c = Vec::new();
     let mut h = Vec::new();
     for _ in 0..51 {
         let t = Instant::now();
-        let items = completion::completion(&snapshot, &settings, cursor);
+        let items = completion::completion(&model, cursor);
         c.push(t.elapsed());
         assert!(!items.is_empty());
         let t = Instant::now();
-        let hover = hover::hover(&snapshot, &settings, &context, on_hint);
+        let hover = hover::hover(&model, on_hint);
         h.push(t.elapsed());
         assert!(hover.is_some());
     }
-    // Cold: the first request after an edit, before anything built the YAML tree of the new
+    // Cold: the first request after an edit, before anything built the model of the new
     // version (in the server the diagnostics run usually builds it first).
     let mut cold = Vec::new();
     for _ in 0..21 {
-        let fresh = Snapshot {
-            yaml_cache: Default::default(),
-            ..snapshot.clone()
-        };
         let t = Instant::now();
-        assert!(hover::hover(&fresh, &settings, &context, on_hint).is_some());
+        let fresh = Model::new(snapshot.clone(), settings.clone(), context.clone());
+        assert!(hover::hover(&fresh, on_hint).is_some());
         cold.push(t.elapsed());
     }
     println!(

@@ -1,10 +1,13 @@
 //! No input makes a feature panic: every feature at many offsets of every reference case and
 //! example, of truncated copies (text being typed) and of CRLF copies; every quick fix offered
 //! applies cleanly (edits inside the text, on char boundaries, not overlapping).
-use cwl_mcp_lsp::analysis::{self, DocumentContext};
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::apply_edits;
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
 use cwl_mcp_lsp::document::Snapshot;
-use cwl_mcp_lsp::features::{apply_edits, code_actions, completion, hover, inlay_hints, symbols};
-use cwl_mcp_lsp::settings::{Profile, Settings};
+use cwl_mcp_lsp::features::{code_actions, completion, hover, inlay_hints, symbols};
+use cwl_mcp_lsp::model;
+use cwl_mcp_lsp::model::Model;
 
 fn inputs() -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -40,8 +43,9 @@ fn exercise(name: &str, text: &str, offsets: usize) {
             profile,
             ..Settings::default()
         };
+        let model = Model::new(snapshot.clone(), settings.clone(), context.clone());
         for &at in boundaries.iter().step_by(step) {
-            for item in completion::completion(&snapshot, &settings, at) {
+            for item in completion::completion(&model, at) {
                 let mut edits = vec![item.edit.clone()];
                 edits.extend(item.additional_edits);
                 assert!(
@@ -49,19 +53,19 @@ fn exercise(name: &str, text: &str, offsets: usize) {
                     "{name} @{at}: {edits:?}"
                 );
             }
-            if let Some(h) = hover::hover(&snapshot, &settings, &context, at) {
+            if let Some(h) = hover::hover(&model, at) {
                 assert!(h.span.end <= text.len());
             }
         }
-        for fix in code_actions::quick_fixes(&snapshot, &settings, &context, 0..text.len()) {
+        for fix in code_actions::quick_fixes(&model, 0..text.len()) {
             let fixed = apply_edits(text, &fix.edits)
                 .unwrap_or_else(|| panic!("{name}: `{}` does not apply", fix.title));
-            analysis::diagnostics(&Snapshot::parse(&fixed, 2), &settings, &context);
+            model::diagnostics(&Snapshot::parse(&fixed, 2), &settings, &context);
         }
-        for h in inlay_hints::inlay_hints(&snapshot, &settings) {
+        for h in inlay_hints::inlay_hints(&model) {
             assert!(text.is_char_boundary(h.at), "{name}");
         }
-        symbols::symbols(&snapshot);
+        symbols::symbols(&model);
     }
 }
 

@@ -2,14 +2,15 @@
 //! built on demand and memoized by content; input/output schemas memoized across hint edits).
 //! Their results must equal the plain paths': JSON equal to libyaml's, errors and spans in the
 //! right place, and Tools equal to a derivation from the whole document's JSON.
-use cwl_mcp_lsp::analysis::{self, DocumentContext};
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
 use cwl_mcp_lsp::cwl::CwlView;
 use cwl_mcp_lsp::derive::DeriveOptions;
 use cwl_mcp_lsp::derive::view::{Location, derive_process};
 use cwl_mcp_lsp::document::Snapshot;
 use cwl_mcp_lsp::document::yaml::{Kind, YamlDoc};
-use cwl_mcp_lsp::settings::{Profile, Settings};
-use cwl_mcp_lsp::tools;
+use cwl_mcp_lsp::model;
+use cwl_mcp_lsp::model::Model;
 
 fn big_tool(inputs: usize, title: &str, extra_input: &str) -> String {
     let mut text = String::from(
@@ -67,7 +68,7 @@ fn errors_inside_deferred_inputs_are_reported_every_time_at_their_place() {
     let context = DocumentContext::from_uri("file:///w/big.cwl");
     for _ in 0..2 {
         let snapshot = Snapshot::parse(&text, 1);
-        let diags = analysis::diagnostics(&snapshot, &settings, &context);
+        let diags = model::diagnostics(&snapshot, &settings, &context);
         let dup: Vec<_> = diags.iter().filter(|d| d.code == "yaml-syntax").collect();
         assert_eq!(dup.len(), 1, "{diags:?}");
         assert_eq!(&text[dup[0].span.clone()], "in_0007");
@@ -105,11 +106,8 @@ fn memoized(
     settings: &Settings,
     context: &DocumentContext,
 ) -> (serde_json::Value, Vec<String>) {
-    let snapshot = Snapshot::parse(text, 1);
-    let yaml = snapshot.yaml();
-    let view = CwlView::new(&yaml);
-    let entries = tools::derive_document(&yaml, &view, settings, context, &|_, _| true);
-    let d = &entries[0].derivation;
+    let model = Model::of_text(text, settings.clone(), context.clone());
+    let d = &model.entry(0).derivation;
     let mut problems: Vec<String> = d
         .problems
         .iter()

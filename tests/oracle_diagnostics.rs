@@ -1,9 +1,10 @@
 //! Under the `cwl2mcp` profile, every reference case gets an error-severity diagnostic if and
 //! only if the cwl2mcp 0.1.0 plugin failed on it (SPEC §5, one named exception), on a line the
 //! plugin's message names when it names one.
-use cwl_mcp_lsp::analysis::{self, DocumentContext, Severity};
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
+use cwl_mcp_lsp::base::{DocumentContext, Severity};
 use cwl_mcp_lsp::document::{Encoding, Snapshot};
-use cwl_mcp_lsp::settings::{Profile, Settings};
+use cwl_mcp_lsp::model;
 
 const CASES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -45,7 +46,7 @@ fn cwl2mcp_profile_errors_exactly_where_the_plugin_failed() {
         let text = std::fs::read_to_string(path).unwrap();
         let snapshot = Snapshot::parse(&text, 0);
         let context = DocumentContext::from_path(path);
-        let diags = analysis::diagnostics(&snapshot, &settings, &context);
+        let diags = model::diagnostics(&snapshot, &settings, &context);
         let errors: Vec<_> = diags
             .iter()
             .filter(|d| d.severity == Severity::Error)

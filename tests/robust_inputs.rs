@@ -5,11 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use cwl_mcp_lsp::analysis::{self, DocumentContext};
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::project::Layer;
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
 use cwl_mcp_lsp::cli::check;
-use cwl_mcp_lsp::config::Layer;
 use cwl_mcp_lsp::document::Snapshot;
-use cwl_mcp_lsp::settings::{Profile, Settings};
+use cwl_mcp_lsp::model;
 
 /// Generous for unoptimised test builds on a loaded 2-core machine; the release binary takes
 /// well under a second on each of these inputs (docs/reliability.md).
@@ -111,7 +112,7 @@ fn hostile_documents_are_analysed_in_bounded_time() {
             };
             let started = Instant::now();
             let snapshot = Snapshot::parse(&text, 1);
-            let diags = analysis::diagnostics(
+            let diags = model::diagnostics(
                 &snapshot,
                 &settings,
                 &DocumentContext::from_uri("file:///h/hostile.cwl"),

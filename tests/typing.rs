@@ -1,8 +1,9 @@
 //! Typing a hint character by character, from nothing to complete, through incremental edits:
 //! no panic, and no diagnostic on a line the user has not touched.
-use cwl_mcp_lsp::analysis::{self, DocumentContext};
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
 use cwl_mcp_lsp::document::{Change, Document, Encoding, LineIndex};
-use cwl_mcp_lsp::settings::{Profile, Settings};
+use cwl_mcp_lsp::model;
 
 const BEFORE: &str = "cwlVersion: v1.2\nclass: CommandLineTool\nid: typed-tool\nlabel: Typed 日本\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\n";
 const AFTER: &str = "baseCommand: echo\ninputs:\n  region:\n    type: string\n    doc: Région\noutputs:\n  out:\n    type: stdout\n";
@@ -38,7 +39,7 @@ fn type_hint(hint: &str, profile: Profile) {
         offset += ch.len_utf8();
         assert_eq!(doc.text(), text);
         let snapshot = doc.snapshot();
-        let diags = analysis::diagnostics(&snapshot, &settings, &context);
+        let diags = model::diagnostics(&snapshot, &settings, &context);
         let cursor_line = snapshot.lines.position(offset, Encoding::Utf16).line;
         for d in &diags {
             let line = snapshot.lines.position(d.span.start, Encoding::Utf16).line;
@@ -56,11 +57,11 @@ fn type_hint(hint: &str, profile: Profile) {
     }
     // Complete: the finished hint is valid under the extension profile.
     if profile == Profile::Extension {
-        let diags = analysis::diagnostics(&doc.snapshot(), &settings, &context);
+        let diags = model::diagnostics(&doc.snapshot(), &settings, &context);
         assert!(
             diags
                 .iter()
-                .all(|d| d.severity != analysis::Severity::Error),
+                .all(|d| d.severity != cwl_mcp_lsp::base::Severity::Error),
             "{diags:?}"
         );
     }

@@ -1,12 +1,18 @@
-//! `cwl-mcp-lsp check`: diagnostics for files and folders, as text or JSON (SPEC §1).
+//! `cwl-mcp-lsp check`: diagnostics for files and folders, as text or JSON (SPEC §1). The
+//! files are checked as one workspace: cross-file rules apply, as in the editor.
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::analysis::{self, Diagnostic, DocumentContext, Severity};
-use crate::config::{self, Layer};
-use crate::document::{Encoding, Snapshot};
+use crate::base::project::Layer;
+use crate::base::{Code, Diagnostic, Severity};
+use crate::document::Encoding;
+use crate::model::Model;
+use crate::model::analysis::sort;
+use crate::model::workspace::{self, ServedName};
+
+use super::{LoadError, load, read_roots};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -68,47 +74,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     }
 }
 
-/// The diagnostics of one file, converted for reporting. `Err` for I/O and configuration
-/// errors (exit code 2).
-pub fn check_file(path: &Path, cli: &Layer) -> Result<Vec<Reported>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let project = config::load_project_layer(&std::path::absolute(dir).unwrap_or(dir.into()), None)
-        .map_err(|e| e.to_string())?;
-    let file_layer = project.map(|(_, l)| l).unwrap_or_default();
-    let settings = Layer::resolve(&[&file_layer, cli]);
-    let display = path.display().to_string();
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            return Ok(vec![Reported {
-                path: display,
-                line: 1,
-                column: 1,
-                end_line: 1,
-                end_column: 1,
-                severity: "error",
-                code: "yaml-syntax",
-                message: format!("the file is not valid UTF-8 (invalid byte at offset {at})"),
-            }]);
-        }
-    };
-    let snapshot = Snapshot::parse(&text, 0);
-    let context = DocumentContext::from_path(path);
-    let diags = analysis::diagnostics(&snapshot, &settings, &context);
-    Ok(diags
-        .iter()
-        .map(|d| report(&display, &snapshot, d))
-        .collect())
-}
-
-fn report(path: &str, snapshot: &Snapshot, d: &Diagnostic) -> Reported {
-    let start = snapshot.lines.position(d.span.start, Encoding::Chars);
-    let end = snapshot.lines.position(d.span.end, Encoding::Chars);
+fn report(path: &str, model: &Model, d: &Diagnostic) -> Reported {
+    let start = model.snapshot.lines.position(d.span.start, Encoding::Chars);
+    let end = model.snapshot.lines.position(d.span.end, Encoding::Chars);
     Reported {
         path: path.to_string(),
         line: start.line + 1,
@@ -116,8 +84,63 @@ fn report(path: &str, snapshot: &Snapshot, d: &Diagnostic) -> Reported {
         end_line: end.line + 1,
         end_column: end.character + 1,
         severity: d.severity.as_str(),
-        code: d.code,
+        code: d.code.as_str(),
         message: d.message.clone(),
+    }
+}
+
+/// The diagnostics of a set of files checked together (cross-file rules included), in file
+/// order. `Err` entries are the files that could not be read (exit code 2).
+pub fn check_files(
+    files: &[PathBuf],
+    roots: &[PathBuf],
+    cli: &Layer,
+) -> (Vec<Reported>, Vec<String>) {
+    let mut models: Vec<(String, Model)> = Vec::new();
+    let mut reported = Vec::new();
+    let mut errors = Vec::new();
+    for file in files {
+        let display = file.display().to_string();
+        match load(file, roots, cli) {
+            Ok(model) => models.push((display, model)),
+            Err(LoadError::Io(e)) => errors.push(e),
+            Err(LoadError::NotUtf8(at)) => reported.push(Reported {
+                path: display,
+                line: 1,
+                column: 1,
+                end_line: 1,
+                end_column: 1,
+                severity: Severity::Error.as_str(),
+                code: Code::YamlSyntax.as_str(),
+                message: format!("the file is not valid UTF-8 (invalid byte at offset {at})"),
+            }),
+        }
+    }
+    let served: Vec<(String, Vec<ServedName>)> = models
+        .iter()
+        .map(|(display, m)| {
+            (
+                display.clone(),
+                workspace::served_names(m, workspace::Scope::Diagnosed),
+            )
+        })
+        .collect();
+    for (i, (display, model)) in models.iter().enumerate() {
+        let mut all = model.diagnostics().to_vec();
+        all.extend(workspace::duplicates_across(i, &served));
+        sort(&mut all);
+        reported.extend(all.iter().map(|d| report(display, model, d)));
+    }
+    (reported, errors)
+}
+
+/// The diagnostics of one file checked alone.
+pub fn check_file(path: &Path, cli: &Layer) -> Result<Vec<Reported>, String> {
+    let files = [path.to_path_buf()];
+    let (reported, errors) = check_files(&files, &read_roots(&files), cli);
+    match errors.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(reported),
     }
 }
 
@@ -130,16 +153,9 @@ pub fn run(paths: &[PathBuf], cli: &Layer, format: Format, out: &mut dyn Write) 
             return 2;
         }
     };
-    let mut all = Vec::new();
-    let mut io_error = false;
-    for file in &files {
-        match check_file(file, cli) {
-            Ok(r) => all.extend(r),
-            Err(e) => {
-                eprintln!("cwl-mcp-lsp: {e}");
-                io_error = true;
-            }
-        }
+    let (all, errors) = check_files(&files, &read_roots(paths), cli);
+    for e in &errors {
+        eprintln!("cwl-mcp-lsp: {e}");
     }
     let written = match format {
         Format::Text => all.iter().try_for_each(|r| {
@@ -156,7 +172,7 @@ pub fn run(paths: &[PathBuf], cli: &Layer, format: Format, out: &mut dyn Write) 
     if written.is_err() {
         return 2;
     }
-    if io_error {
+    if !errors.is_empty() {
         2
     } else if all.iter().any(|r| r.severity == Severity::Error.as_str()) {
         1

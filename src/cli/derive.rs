@@ -4,91 +4,73 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::analysis::DocumentContext;
-use crate::config::{self, Layer};
-use crate::cwl::CwlView;
+use crate::base::project::Layer;
 use crate::derive::view::to_cli_json;
-use crate::document::yaml::YamlDoc;
-use crate::document::{Encoding, Snapshot};
-use crate::settings::Settings;
-use crate::tools::{self, ToolEntry};
+use crate::document::Encoding;
+use crate::model::workspace::{self, ServedName};
+use crate::model::{Model, Refusal, ToolEntry};
 
-/// A loaded document with its settings, ready for derivation.
+use super::{LoadError, load, read_roots};
+
+/// A loaded document, ready for derivation.
 struct Loaded {
     display: String,
-    snapshot: Snapshot,
-    settings: Settings,
-    context: DocumentContext,
+    model: Model,
 }
 
-fn load(path: &Path, cli: &Layer) -> Result<Loaded, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("{}: the file is not valid UTF-8", path.display()))?;
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let dir = abs.parent().unwrap_or(Path::new("/")).to_path_buf();
-    let project = config::load_project_layer(&dir, None).map_err(|e| e.to_string())?;
-    let settings = Layer::resolve(&[&project.map(|(_, l)| l).unwrap_or_default(), cli]);
-    let mut context = DocumentContext::from_path(path);
-    context.sandbox_root = Some(sandbox_for(&abs));
-    Ok(Loaded {
-        display: path.display().to_string(),
-        snapshot: Snapshot::parse(&text, 0),
-        settings,
-        context,
-    })
-}
-
-/// Local reads stay under the current directory when the file is there, else under the file's
-/// own folder (SPEC §9: "under the current directory or any path given").
-fn sandbox_for(abs: &Path) -> PathBuf {
-    let cwd = std::env::current_dir().ok();
-    match cwd {
-        Some(cwd) if abs.starts_with(&cwd) => cwd,
-        _ => abs.parent().unwrap_or(Path::new("/")).to_path_buf(),
-    }
-}
-
-fn entries(doc: &Loaded) -> (YamlDoc, Vec<ToolEntry>, bool) {
-    let yaml = YamlDoc::build(&doc.snapshot);
-    let view = CwlView::new(&yaml);
-    let graph = view.root.is_some_and(|r| r.get("$graph").is_some());
-    let entries = tools::derive_document(&yaml, &view, &doc.settings, &doc.context, &|_, _| true);
-    (yaml, entries, graph)
-}
-
-fn report_refusal(doc: &Loaded, entry: &ToolEntry, err: &mut dyn Write) {
-    for (problem, span) in &entry.located {
-        if !problem.blocking {
-            continue;
+fn open(path: &Path, roots: &[PathBuf], cli: &Layer) -> Result<Loaded, String> {
+    match load(path, roots, cli) {
+        Ok(model) => Ok(Loaded {
+            display: path.display().to_string(),
+            model,
+        }),
+        Err(LoadError::Io(e)) => Err(e),
+        Err(LoadError::NotUtf8(_)) => {
+            Err(format!("{}: the file is not valid UTF-8", path.display()))
         }
-        let p = doc.snapshot.lines.position(span.start, Encoding::Chars);
-        let _ = writeln!(
-            err,
-            "{}:{}:{}: error[{}]: {} (process `{}`)",
-            doc.display,
-            p.line + 1,
-            p.character + 1,
-            problem.code,
-            problem.message,
-            entry.key
-        );
     }
 }
 
-fn yaml_errors(doc: &Loaded, yaml: &YamlDoc, err: &mut dyn Write) -> bool {
-    for e in &yaml.errors {
-        let p = doc.snapshot.lines.position(e.span.start, Encoding::Chars);
-        let _ = writeln!(
-            err,
-            "{}:{}:{}: error[yaml-syntax]: {}",
-            doc.display,
-            p.line + 1,
-            p.character + 1,
-            e.message
-        );
+/// Prints why `entry` has no current Tool: the syntax errors, or its blocking problems.
+fn report_refusal(doc: &Loaded, entry: &ToolEntry, refusal: &Refusal, err: &mut dyn Write) {
+    match refusal {
+        Refusal::Syntax(_) => {
+            for e in &doc.model.yaml().errors {
+                let p = doc
+                    .model
+                    .snapshot
+                    .lines
+                    .position(e.span.start, Encoding::Chars);
+                let _ = writeln!(
+                    err,
+                    "{}:{}:{}: error[yaml-syntax]: {}",
+                    doc.display,
+                    p.line + 1,
+                    p.character + 1,
+                    e.message
+                );
+            }
+        }
+        _ => {
+            for (problem, span) in entry.located.iter().filter(|(p, _)| p.blocking) {
+                let p = doc
+                    .model
+                    .snapshot
+                    .lines
+                    .position(span.start, Encoding::Chars);
+                let _ = writeln!(
+                    err,
+                    "{}:{}:{}: error[{}]: {} (process `{}`)",
+                    doc.display,
+                    p.line + 1,
+                    p.character + 1,
+                    problem.code,
+                    problem.message,
+                    entry.key
+                );
+            }
+        }
     }
-    !yaml.errors.is_empty()
 }
 
 /// `derive FILE[#ID]` (or `--all`): prints a Tool, or `{key: Tool}`; returns the exit code.
@@ -103,20 +85,31 @@ pub fn run_derive(
         Some((f, id)) if !f.is_empty() => (f, Some(id)),
         _ => (target, None),
     };
-    let doc = match load(Path::new(file), cli) {
+    let given = [PathBuf::from(file)];
+    let doc = match open(Path::new(file), &read_roots(&given), cli) {
         Ok(d) => d,
         Err(e) => {
             let _ = writeln!(err, "cwl-mcp-lsp: {e}");
             return 2;
         }
     };
-    let (yaml, entries, graph) = entries(&doc);
-    if yaml_errors(&doc, &yaml, err) {
+    let model = &doc.model;
+    let graph = model.view().root.is_some_and(|r| r.get("$graph").is_some());
+    let entries: Vec<&ToolEntry> = model.entries().collect();
+    if model.syntax_broken() {
+        if let Some(first) = entries.first()
+            && let Err(refusal) = model.current_tool(first)
+        {
+            report_refusal(&doc, first, &refusal, err);
+        } else {
+            report_refusal(&doc, &placeholder(), &Refusal::Syntax(Vec::new()), err);
+        }
         return 1;
     }
     let requested: Vec<&ToolEntry> = match (selector, all) {
         (Some(id), _) => {
-            let found: Vec<&ToolEntry> = entries.iter().filter(|e| e.matches(id)).collect();
+            let found: Vec<&ToolEntry> =
+                entries.iter().copied().filter(|e| e.matches(id)).collect();
             if found.is_empty() {
                 let keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
                 let _ = writeln!(
@@ -128,42 +121,54 @@ pub fn run_derive(
             }
             found.into_iter().take(1).collect()
         }
-        (None, true) => entries.iter().collect(),
+        (None, true) => entries.clone(),
         // `$graph` items only, not their inline `run:` processes.
-        (None, false) if graph => entries.iter().filter(|e| !e.inline).collect(),
-        (None, false) => entries.iter().take(1).collect(),
+        (None, false) if graph => entries.iter().copied().filter(|e| !e.inline).collect(),
+        (None, false) => entries.iter().copied().take(1).collect(),
     };
     if requested.is_empty() {
         let _ = writeln!(err, "cwl-mcp-lsp: {file}: no CWL process found");
         return 1;
     }
-    let refused: Vec<&&ToolEntry> = requested
-        .iter()
-        .filter(|e| e.derivation.is_refused())
-        .collect();
-    if !refused.is_empty() {
-        for entry in refused {
-            report_refusal(&doc, entry, err);
+    let mut tools = Vec::new();
+    let mut refused = false;
+    for entry in &requested {
+        match model.current_tool(entry) {
+            Ok(tool) => tools.push((entry.key.clone(), tool.clone())),
+            Err(refusal) => {
+                report_refusal(&doc, entry, &refusal, err);
+                refused = true;
+            }
         }
+    }
+    if refused {
         return 1;
     }
     let single = selector.is_some() || (!all && !graph);
     let value = if single {
-        requested[0].derivation.tool.clone().unwrap_or(Value::Null)
+        tools.swap_remove(0).1
     } else {
-        let mut map = Map::new();
-        for entry in &requested {
-            map.insert(
-                entry.key.clone(),
-                entry.derivation.tool.clone().unwrap_or(Value::Null),
-            );
-        }
-        Value::Object(map)
+        Value::Object(tools.into_iter().collect::<Map<String, Value>>())
     };
     if out.write_all(to_cli_json(&value).as_bytes()).is_err() {
         return 2;
     }
     0
+}
+
+/// An entry for reporting a document without processes.
+fn placeholder() -> ToolEntry {
+    ToolEntry {
+        key: String::new(),
+        id: None,
+        process_index: 0,
+        hinted: false,
+        inline: false,
+        anchor: 0..0,
+        span: 0..0,
+        derivation: Default::default(),
+        located: Vec::new(),
+    }
 }
 
 /// `tools-list PATH...`: the `tools/list` result an MCP server built from these files serves.
@@ -180,54 +185,71 @@ pub fn run_tools_list(
             return 2;
         }
     };
-    let mut tools_out: Vec<Value> = Vec::new();
-    let mut seen: Vec<(String, String)> = Vec::new();
+    let roots = read_roots(paths);
     let mut code = 0;
+    let mut docs = Vec::new();
     for file in &files {
-        let doc = match load(file, cli) {
-            Ok(d) => d,
+        match open(file, &roots, cli) {
+            Ok(d) => docs.push(d),
             Err(e) => {
                 let _ = writeln!(err, "cwl-mcp-lsp: {e}");
                 code = 2;
-                continue;
             }
-        };
-        let (yaml, entries, _) = entries(&doc);
-        if yaml_errors(&doc, &yaml, err) {
-            code = code.max(1);
-            continue;
-        }
-        for entry in &entries {
-            if entry.derivation.is_refused() {
-                report_refusal(&doc, entry, err);
-                code = code.max(1);
-                continue;
-            }
-            let Some(tool) = &entry.derivation.tool else {
-                continue;
-            };
-            let name = entry.name().unwrap_or_default().to_string();
-            let here = format!("{}#{}", doc.display, entry.key);
-            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
-                let p = doc
-                    .snapshot
-                    .lines
-                    .position(entry.anchor.start, Encoding::Chars);
-                let _ = writeln!(
-                    err,
-                    "{}:{}:{}: error[tool-name-duplicate]: the MCP tool name `{name}` is also \
-                     derived from {first}",
-                    doc.display,
-                    p.line + 1,
-                    p.character + 1
-                );
-                code = code.max(1);
-                continue;
-            }
-            seen.push((name, here));
-            tools_out.push(tool.clone());
         }
     }
+    // The same cross-file rule as `check` and the editor: every copy of a name is reported.
+    let served: Vec<(String, Vec<ServedName>)> = docs
+        .iter()
+        .map(|d| {
+            (
+                d.display.clone(),
+                workspace::served_names(&d.model, workspace::Scope::Served),
+            )
+        })
+        .collect();
+    let mut tools_out: Vec<Value> = Vec::new();
+    for (i, doc) in docs.iter().enumerate() {
+        let model = &doc.model;
+        for d in workspace::duplicates_across(i, &served).iter().chain(
+            model
+                .diagnostics()
+                .iter()
+                .filter(|d| d.code == crate::base::Code::ToolNameDuplicate),
+        ) {
+            let p = model.snapshot.lines.position(d.span.start, Encoding::Chars);
+            let _ = writeln!(
+                err,
+                "{}:{}:{}: error[tool-name-duplicate]: {}",
+                doc.display,
+                p.line + 1,
+                p.character + 1,
+                d.message
+            );
+            code = code.max(1);
+        }
+        let mut seen_syntax = false;
+        for entry in model.served() {
+            match model.current_tool(entry) {
+                Ok(tool) => tools_out.push(tool.clone()),
+                Err(refusal) => {
+                    if matches!(refusal, Refusal::Syntax(_)) {
+                        if seen_syntax {
+                            continue;
+                        }
+                        seen_syntax = true;
+                    }
+                    report_refusal(doc, entry, &refusal, err);
+                    code = code.max(1);
+                }
+            }
+        }
+    }
+    // Names served twice are not served at all: the server could not tell them apart.
+    let mut counts = std::collections::HashMap::new();
+    for t in &tools_out {
+        *counts.entry(t.get("name").cloned()).or_insert(0) += 1;
+    }
+    tools_out.retain(|t| counts[&t.get("name").cloned()] == 1);
     let mut result = Map::new();
     result.insert("tools".into(), Value::Array(tools_out));
     if out

@@ -2,12 +2,14 @@
 pub mod check;
 pub mod derive;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::Layer;
-use crate::settings::{Profile, ProtocolVersion};
+use crate::base::project::{self, Layer};
+use crate::base::settings::{Profile, ProtocolVersion};
+use crate::base::{BoundaryRule, DocumentContext, read_boundary};
+use crate::model::Model;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -98,4 +100,44 @@ pub enum ProfileArg {
 pub enum FormatArg {
     Text,
     Json,
+}
+
+/// Why a file given to the CLI could not be analysed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadError {
+    /// Reading the file or its `cwl-mcp.toml` failed (exit code 2).
+    Io(String),
+    /// The file is not UTF-8: the byte offset of the first invalid byte.
+    NotUtf8(usize),
+}
+
+/// The read roots of a CLI run (SPEC §9): the current directory and every path given.
+pub fn read_roots(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+    roots.extend(
+        paths
+            .iter()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
+    );
+    roots
+}
+
+/// The model of one file as `check`, `derive` and `tools-list` all see it: its settings
+/// (`cwl-mcp.toml` < CLI flags) and its read boundary from the one rule.
+pub fn load(path: &Path, roots: &[PathBuf], cli: &Layer) -> Result<Model, LoadError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| LoadError::Io(format!("{}: {e}", path.display())))?;
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let dir = abs.parent().unwrap_or(Path::new("/"));
+    let project =
+        project::load_project_layer(dir, None).map_err(|e| LoadError::Io(e.to_string()))?;
+    let settings = Layer::resolve(&[&project.map(|(_, l)| l).unwrap_or_default(), cli]);
+    let text =
+        String::from_utf8(bytes).map_err(|e| LoadError::NotUtf8(e.utf8_error().valid_up_to()))?;
+    let context = DocumentContext::from_path(path).within(Some(read_boundary(
+        &abs,
+        roots,
+        BoundaryRule::CommandLine,
+    )));
+    Ok(Model::of_text(&text, settings, context))
 }

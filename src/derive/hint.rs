@@ -1,10 +1,11 @@
 //! Reading the fields of a located `mcp:Tool` hint for derivation, with the checks that decide
 //! whether a Tool can be derived (SPEC §3, §4 "Refusal").
+use crate::base::Code;
 use serde_json::{Map, Value};
 
-use crate::settings::Profile;
+use crate::base::settings::Profile;
 
-use super::{PathSeg, Problem, codes};
+use super::{PathSeg, Problem};
 
 /// The extension namespace.
 pub const EXTENSION_NS: &str = "https://eoap.github.io/cwl-mcp-extension#";
@@ -52,7 +53,7 @@ impl Checker<'_> {
         p
     }
 
-    fn push(&mut self, code: &'static str, message: String, keys: &[&str], blocking: bool) {
+    fn push(&mut self, code: Code, message: String, keys: &[&str], blocking: bool) {
         let path = self.at(keys);
         self.problems.push(Problem {
             code,
@@ -72,7 +73,7 @@ impl Checker<'_> {
             None | Some(Value::Null) => {
                 if required {
                     self.push(
-                        codes::MISSING_FIELD,
+                        Code::MissingField,
                         format!("`{key}` is required by the cwl2mcp profile"),
                         &[],
                         true,
@@ -82,7 +83,7 @@ impl Checker<'_> {
             }
             Some(other) => {
                 self.push(
-                    codes::INVALID_TYPE,
+                    Code::InvalidType,
                     format!("`{key}` must be a string, not {}", kind(other)),
                     &[key],
                     true,
@@ -128,7 +129,7 @@ pub fn read_hint(
     };
     let Some(m) = m else {
         c.push(
-            codes::INVALID_TYPE,
+            Code::InvalidType,
             format!("the `Tool` hint must be a mapping, not {}", kind(hint)),
             &[],
             true,
@@ -141,7 +142,7 @@ pub fn read_hint(
         if !allowed && !key.contains(':') {
             let blocking = strict;
             c.push(
-                codes::UNKNOWN_FIELD,
+                Code::UnknownField,
                 format!(
                     "`{key}` is not a field of the `Tool` hint under the {} profile",
                     profile.as_str()
@@ -157,7 +158,7 @@ pub fn read_hint(
         None => {
             if strict {
                 c.push(
-                    codes::MISSING_FIELD,
+                    Code::MissingField,
                     "missing name: `name` is required by the cwl2mcp profile".into(),
                     &[],
                     true,
@@ -166,7 +167,7 @@ pub fn read_hint(
         }
         Some(Value::Null) if !strict => {}
         Some(other) => c.push(
-            codes::INVALID_TYPE,
+            Code::InvalidType,
             format!("`name` must be a string, not {}", kind(other)),
             &["name"],
             true,
@@ -187,7 +188,7 @@ pub fn read_hint(
                         let mut path = c.at(&["aliases"]);
                         path.push(PathSeg::Index(i));
                         c.problems.push(Problem {
-                            code: codes::INVALID_TYPE,
+                            code: Code::InvalidType,
                             message: format!("aliases must be strings, not {}", kind(other)),
                             path,
                             blocking: true,
@@ -199,7 +200,7 @@ pub fn read_hint(
         None | Some(Value::Null) => {
             if strict {
                 c.push(
-                    codes::MISSING_FIELD,
+                    Code::MissingField,
                     "`aliases` is required by the cwl2mcp profile (`[]` is allowed)".into(),
                     &[],
                     true,
@@ -207,7 +208,7 @@ pub fn read_hint(
             }
         }
         Some(other) => c.push(
-            codes::INVALID_TYPE,
+            Code::InvalidType,
             format!("`aliases` must be a list of strings, not {}", kind(other)),
             &["aliases"],
             true,
@@ -218,7 +219,7 @@ pub fn read_hint(
         None | Some(Value::Null) => {
             if strict {
                 c.push(
-                    codes::MISSING_FIELD,
+                    Code::MissingField,
                     "`annotations` is required by the cwl2mcp profile".into(),
                     &[],
                     true,
@@ -226,7 +227,7 @@ pub fn read_hint(
             }
         }
         Some(other) => c.push(
-            codes::INVALID_TYPE,
+            Code::InvalidType,
             format!("`annotations` must be a mapping, not {}", kind(other)),
             &["annotations"],
             true,
@@ -259,7 +260,7 @@ fn read_annotations(
         };
         if !ok {
             c.push(
-                codes::ANNOTATIONS_CLASS,
+                Code::AnnotationsClass,
                 if strict {
                     "`annotations.class` must be `Annotations` under the cwl2mcp profile".into()
                 } else {
@@ -283,7 +284,7 @@ fn read_annotations(
                 // loader then reports the field as missing.
                 Value::Null if !strict => {}
                 other => c.push(
-                    codes::INVALID_TYPE,
+                    Code::InvalidType,
                     format!(
                         "`{key}` must be a boolean (`true` or `false`), not {}",
                         kind(other)
@@ -299,7 +300,7 @@ fn read_annotations(
                 }
                 Value::Null => {}
                 other => c.push(
-                    codes::INVALID_TYPE,
+                    Code::InvalidType,
                     format!("`title` must be a string, not {}", kind(other)),
                     &["annotations", key],
                     true,
@@ -307,7 +308,7 @@ fn read_annotations(
             }
         } else {
             c.push(
-                codes::UNKNOWN_FIELD,
+                Code::UnknownField,
                 format!(
                     "`{key}` is not an annotation field under the {} profile",
                     c.profile.as_str()
@@ -321,7 +322,7 @@ fn read_annotations(
         for key in ANNOTATION_BOOLS {
             if !a.contains_key(*key) {
                 c.push(
-                    codes::MISSING_FIELD,
+                    Code::MissingField,
                     format!("`annotations.{key}` is required by the cwl2mcp profile"),
                     &["annotations"],
                     true,

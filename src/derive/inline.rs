@@ -1,6 +1,7 @@
 //! The `extension` profile's parameter schemas: inline JSON Schema as the extension's
 //! `minimal-tool.mcp.json` shows (titles, descriptions, defaults, closed records,
 //! `$defs`/`$ref` only for recursive named types).
+use crate::base::Code;
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
@@ -11,7 +12,7 @@ use super::types::{
     Abort, MAX_DEPTH, MAX_NODES, Param, TypeEnv, fields_of, is_nullable, local_name,
     normalize_type, unresolved_problem,
 };
-use super::{PathSeg, Problem, codes};
+use super::{PathSeg, Problem};
 
 /// Joins a CWL `doc` (string or list of strings) with blank lines, trailing space trimmed.
 pub fn doc_text(doc: &Value) -> Option<String> {
@@ -228,7 +229,7 @@ impl Renderer<'_, '_> {
         }
         let Some(i) = self.env.lookup(name, from) else {
             self.problems.push(Problem {
-                code: codes::UNRESOLVED_REFERENCE,
+                code: Code::UnresolvedReference,
                 message: format!(
                     "the type `{name}` is not defined in a SchemaDefRequirement of this process"
                 ),

@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use cwl_mcp_lsp::derive::{derive_tool, DeriveOptions, ProcessInput};
-//! use cwl_mcp_lsp::settings::Profile;
+//! use cwl_mcp_lsp::base::settings::Profile;
 //! let process = serde_json::json!({
 //!     "class": "CommandLineTool", "id": "echo-region", "label": "Echo",
 //!     "inputs": {"region": "string"}, "outputs": {}
@@ -44,7 +44,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::settings::{Profile, ProtocolVersion};
+use crate::base::Code;
+use crate::base::settings::{Profile, ProtocolVersion};
 
 mod hint;
 mod inline;
@@ -58,26 +59,6 @@ pub use validate::{SchemaViolation, name_problem, validate_tool};
 
 use resolve::Loader;
 use types::{Abort, TypeEnv, params_of};
-
-/// Stable problem codes.
-pub mod codes {
-    pub const MCP_SCHEMA: &str = "mcp-schema";
-    pub const NAME_INVALID: &str = "name-invalid";
-    pub const DOC_NOT_STRING: &str = "doc-not-string";
-    pub const INVALID_TYPE: &str = "invalid-type";
-    pub const MISSING_FIELD: &str = "missing-field";
-    pub const UNKNOWN_FIELD: &str = "unknown-field";
-    pub const ANNOTATIONS_CLASS: &str = "annotations-class";
-    /// Engine code: a `$import`/`$include` target or a named type that cannot be resolved.
-    pub const UNRESOLVED_REFERENCE: &str = "unresolved-reference";
-    /// Engine code: a named type that contains itself (cwl2ogc raises `RecursionError`).
-    pub const RECURSIVE_TYPE: &str = "recursive-type";
-    /// Engine code: types nested deeper, or expanding larger, than the engine follows.
-    pub const TYPE_TOO_COMPLEX: &str = "type-too-complex";
-    /// Engine code: a `File`/`Directory` default whose file exists, which cwl2mcp 0.1.0
-    /// fails to serialize (`Object of type File is not JSON serializable`).
-    pub const DEFAULT_FILE_OBJECT: &str = "default-file-object";
-}
 
 /// One process to derive a Tool from.
 #[derive(Clone, Copy, Debug)]
@@ -112,7 +93,7 @@ pub struct DeriveOptions {
 
 impl DeriveOptions {
     /// The options the effective settings of a document ask for.
-    pub fn from_settings(settings: &crate::settings::Settings) -> DeriveOptions {
+    pub fn from_settings(settings: &crate::base::settings::Settings) -> DeriveOptions {
         DeriveOptions {
             profile: settings.profile,
             meta_prefix: settings.meta_prefix().to_string(),
@@ -136,7 +117,7 @@ pub use crate::cwl::PathSeg;
 /// Something wrong with the process, its hint or the derived Tool.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     /// Where inside the process value (empty = the process itself).
     pub path: Vec<PathSeg>,
@@ -150,28 +131,40 @@ impl Problem {
     /// only the other problems (`mcp-schema`, `unresolved-reference`, `recursive-type`,
     /// `type-too-complex`, `default-file-object`, a wrong `label` type).
     pub fn also_reported_by_view(&self) -> bool {
-        self.is_hint_check() || matches!(self.code, codes::NAME_INVALID | codes::DOC_NOT_STRING)
+        self.is_hint_check() || matches!(self.code, Code::NameInvalid | Code::DocNotString)
     }
 
     /// Whether this is one of the hint field checks the CWL view also makes.
     pub fn is_hint_check(&self) -> bool {
         matches!(
             self.code,
-            codes::INVALID_TYPE
-                | codes::MISSING_FIELD
-                | codes::UNKNOWN_FIELD
-                | codes::ANNOTATIONS_CLASS
+            Code::InvalidType | Code::MissingField | Code::UnknownField | Code::AnnotationsClass
         ) && self.path.first() == Some(&PathSeg::Key("hints".into()))
     }
 }
 
 /// The result of [`derive_tool`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Derivation {
     /// The Tool, whenever one could be built (also when a problem blocks its export, so that
     /// editors can preview it). `None` only when no Tool value exists at all.
     pub tool: Option<Value>,
     pub problems: Vec<Problem>,
+    /// Where the Tool's name, title and description came from (SPEC §4), as hover explains
+    /// them: the rule that chose each value says so here, in the same place.
+    pub sources: Sources,
+}
+
+/// Where each effective value of the Tool's identity came from, phrased to follow "from".
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sources {
+    pub name: &'static str,
+    /// `None` when the Tool has no title.
+    pub title: Option<&'static str>,
+    /// `None` when the Tool has no description.
+    pub description: Option<&'static str>,
+    /// Why there is no description although the process has a `doc` (cwl2mcp: a list).
+    pub description_problem: Option<&'static str>,
 }
 
 impl Derivation {
@@ -190,27 +183,14 @@ impl Derivation {
     }
 }
 
-/// The extension profile's id normalization: the part after the last `#` or `/`, each
-/// character outside `[A-Za-z0-9_]` replaced by `_`.
-pub fn normalize_name(id_or_stem: &str) -> String {
-    types::local_name(id_or_stem)
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
+pub use crate::hint::normalize_name;
 
 /// Derives the MCP Tool of one process and validates it (SPEC §4).
 pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
     let mut problems = Vec::new();
     let Some(process) = input.process.as_object() else {
         problems.push(Problem {
-            code: codes::INVALID_TYPE,
+            code: Code::InvalidType,
             message: "a process must be a mapping".into(),
             path: Vec::new(),
             blocking: true,
@@ -218,11 +198,12 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
         return Derivation {
             tool: None,
             problems,
+            ..Derivation::default()
         };
     };
     if types::nesting_exceeds(input.process, types::MAX_VALUE_NESTING) {
         problems.push(Problem {
-            code: codes::TYPE_TOO_COMPLEX,
+            code: Code::TypeTooComplex,
             message: format!(
                 "the process nests more than {} levels of lists and mappings",
                 types::MAX_VALUE_NESTING
@@ -233,6 +214,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
         return Derivation {
             tool: None,
             problems,
+            ..Derivation::default()
         };
     }
     let strict = opts.profile == Profile::Cwl2mcp;
@@ -282,6 +264,13 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
     };
 
     let mut tool = Map::new();
+    let mut sources = Sources::default();
+    let label_from = if matches!(process.get("label"), Some(Value::Object(_))) {
+        "the CWL `label` (`$include`)"
+    } else {
+        "the CWL `label`"
+    };
+    let doc_included = matches!(process.get("doc"), Some(Value::Object(_)));
     let name_from_hint;
     let schemas = if strict {
         let h = hint.as_ref().map(|(h, _)| h);
@@ -292,32 +281,55 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
         if let Some(id) = id.filter(|id| id.contains("://")) {
             // Reference case 49: cwl2mcp 0.1.0 cannot load a process whose id is a URI.
             problems.push(Problem {
-                code: codes::NAME_INVALID,
+                code: Code::NameInvalid,
                 message: format!("the process id `{id}` is a URI; cwl2mcp 0.1.0 fails to load such a document (give the process a plain id such as `main`)"),
                 path: vec![PathSeg::Key("id".into())],
                 blocking: true,
             });
         }
+        sources.name = if name_from_hint.is_some() {
+            "`name` of the hint"
+        } else if id.is_none() && input.key.contains("://") {
+            "the document URI (the process has no `id`)"
+        } else {
+            "the raw process id (cwl2mcp does not normalize it)"
+        };
         tool.insert("name".into(), json!(name));
-        if let Some(title) = h.and_then(|h| h.title.clone()).or(label) {
+        let hint_title = h.and_then(|h| h.title.clone());
+        sources.title = match (&hint_title, &label) {
+            (Some(_), _) => Some("`title` of the hint"),
+            (None, Some(_)) => Some(label_from),
+            (None, None) => None,
+        };
+        if let Some(title) = hint_title.or(label) {
             tool.insert("title".into(), json!(title));
         }
         match &doc_v {
             Some(Value::String(s)) if !s.is_empty() => {
+                sources.description = Some(if doc_included {
+                    "the CWL `doc` (`$include`); cwl2mcp ignores `useWhen` and `doNotUseWhen`"
+                } else {
+                    "the CWL `doc`; cwl2mcp ignores `useWhen` and `doNotUseWhen`"
+                });
                 tool.insert("description".into(), json!(s));
             }
-            Some(Value::Array(a)) if !a.is_empty() => problems.push(Problem {
-                code: codes::DOC_NOT_STRING,
+            Some(Value::Array(a)) if !a.is_empty() => {
+                sources.description_problem = Some("a list-valued `doc` makes cwl2mcp 0.1.0 fail");
+                problems.push(Problem {
+                code: Code::DocNotString,
                 message: "cwl2mcp 0.1.0 copies `doc` into the Tool description, which must be a string; a list of strings fails the export".into(),
                 path: vec![PathSeg::Key("doc".into())],
                 blocking: true,
-            }),
-            Some(v) if ogc::truthy(v) && !v.is_string() && !v.is_array() => problems.push(Problem {
-                code: codes::INVALID_TYPE,
-                message: format!("`doc` must be a string, not {}", hint::kind(v)),
-                path: vec![PathSeg::Key("doc".into())],
-                blocking: true,
-            }),
+            })
+            }
+            Some(v) if ogc::truthy(v) && !v.is_string() && !v.is_array() => {
+                problems.push(Problem {
+                    code: Code::InvalidType,
+                    message: format!("`doc` must be a string, not {}", hint::kind(v)),
+                    path: vec![PathSeg::Key("doc".into())],
+                    blocking: true,
+                })
+            }
             _ => {}
         }
         let doc_file = loader
@@ -349,20 +361,45 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
     } else {
         let h = hint.as_ref().map(|(h, _)| h);
         let id_name = normalize_name(id.unwrap_or(input.file_stem));
+        let fallback_from = if id.is_some() {
+            "the normalized process id"
+        } else {
+            "the normalized file name (the process has no `id`)"
+        };
         name_from_hint = h.and_then(|h| h.name.clone());
+        sources.name = if name_from_hint.is_some() {
+            "`name` of the hint"
+        } else {
+            fallback_from
+        };
         tool.insert(
             "name".into(),
             json!(name_from_hint.clone().unwrap_or_else(|| id_name.clone())),
         );
-        let title = h.and_then(|h| h.title.clone()).or(label).unwrap_or(id_name);
+        let hint_title = h.and_then(|h| h.title.clone());
+        sources.title = Some(match (&hint_title, &label) {
+            (Some(_), _) => "`title` of the hint",
+            (None, Some(_)) => label_from,
+            (None, None) => fallback_from,
+        });
+        let title = hint_title.or(label).unwrap_or(id_name);
         tool.insert("title".into(), json!(title));
         let description = match h.and_then(|h| h.description.clone()) {
-            Some(d) => Some(d),
-            None => compose_description(
-                doc_v.as_ref(),
-                h.and_then(|h| h.use_when.as_deref()),
-                h.and_then(|h| h.do_not_use_when.as_deref()),
-            ),
+            Some(d) => {
+                sources.description = Some("`description` of the hint");
+                Some(d)
+            }
+            None => {
+                let composed = compose_description(
+                    doc_v.as_ref(),
+                    h.and_then(|h| h.use_when.as_deref()),
+                    h.and_then(|h| h.do_not_use_when.as_deref()),
+                );
+                if composed.is_some() {
+                    sources.description = Some("the CWL `doc`, `useWhen` and `doNotUseWhen`");
+                }
+                composed
+            }
         };
         if let Some(d) = description {
             tool.insert("description".into(), json!(d));
@@ -383,7 +420,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
         Err((abort, path)) => {
             let (code, message) = match abort {
                 Abort::Recursive(name) => (
-                    codes::RECURSIVE_TYPE,
+                    Code::RecursiveType,
                     if strict {
                         format!(
                             "the type `{name}` contains itself; cwl2mcp 0.1.0 fails on recursive types (RecursionError)"
@@ -393,11 +430,11 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
                     },
                 ),
                 Abort::TooDeep => (
-                    codes::TYPE_TOO_COMPLEX,
+                    Code::TypeTooComplex,
                     "types are nested too deeply to derive a schema".to_string(),
                 ),
                 Abort::TooLarge => (
-                    codes::TYPE_TOO_COMPLEX,
+                    Code::TypeTooComplex,
                     "the expanded types are too large to derive a schema".to_string(),
                 ),
             };
@@ -410,6 +447,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
             return Derivation {
                 tool: None,
                 problems,
+                ..Derivation::default()
             };
         }
     };
@@ -476,6 +514,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
     Derivation {
         tool: Some(tool),
         problems,
+        sources,
     }
 }
 
@@ -610,7 +649,7 @@ fn text_field(
         Value::Null => None,
         other if key == "label" => {
             problems.push(Problem {
-                code: codes::INVALID_TYPE,
+                code: Code::InvalidType,
                 message: format!("`label` must be a string, not {}", hint::kind(other)),
                 path: vec![PathSeg::Key(key.into())],
                 blocking: strict,
@@ -656,7 +695,7 @@ fn check_file_defaults(loader: &Loader, inputs: &[types::Param], problems: &mut 
                 let mut path = p.path.clone();
                 path.push(PathSeg::Key("default".into()));
                 problems.push(Problem {
-                    code: codes::DEFAULT_FILE_OBJECT,
+                    code: Code::DefaultFileObject,
                     message: format!("the default `{loc}` names an existing file; cwl2mcp 0.1.0 then fails with `Object of type File is not JSON serializable`"),
                     path,
                     blocking: true,

@@ -1,4 +1,5 @@
 //! Unit tests of the derivation engine: the rules of SPEC §4 one by one, and robustness.
+use crate::base::Code;
 use serde_json::{Map, Value, json};
 
 use super::*;
@@ -246,7 +247,7 @@ fn extension_named_types_and_string_formats() {
     assert!(
         d.problems
             .iter()
-            .any(|p| p.code == codes::UNRESOLVED_REFERENCE && !p.blocking)
+            .any(|p| p.code == Code::UnresolvedReference && !p.blocking)
     );
     assert_eq!(s["required"], json!(["pat", "pt", "mode", "missing"]));
 }
@@ -258,10 +259,10 @@ fn extension_refuses_only_what_breaks_the_tool() {
         "hints": {"mcp:Tool": {"foo": 1, "annotations": {"class": "Other"}}}});
     let d = ext(&p);
     assert!(d.exported().is_some());
-    let codes_found: Vec<&str> = d.problems.iter().map(|p| p.code).collect();
+    let codes_found: Vec<Code> = d.problems.iter().map(|p| p.code).collect();
     assert_eq!(
         codes_found,
-        vec![codes::UNKNOWN_FIELD, codes::ANNOTATIONS_CLASS]
+        vec![Code::UnknownField, Code::AnnotationsClass]
     );
     assert!(d.problems.iter().all(Problem::is_hint_check));
     assert!(d.problems.iter().all(Problem::also_reported_by_view));
@@ -271,7 +272,7 @@ fn extension_refuses_only_what_breaks_the_tool() {
         "hints": {"mcp:Tool": {"annotations": {"readOnlyHint": "yes"}}}});
     let d = ext(&p);
     assert!(d.exported().is_none());
-    assert_eq!(d.problems[0].code, codes::INVALID_TYPE);
+    assert_eq!(d.problems[0].code, Code::InvalidType);
     assert_eq!(
         d.problems[0].path,
         vec![
@@ -288,7 +289,7 @@ fn extension_refuses_only_what_breaks_the_tool() {
     let d = ext(&p);
     assert!(d.exported().is_none());
     let p0 = &d.problems[0];
-    assert_eq!(p0.code, codes::NAME_INVALID);
+    assert_eq!(p0.code, Code::NameInvalid);
     assert_eq!(p0.path.last(), Some(&PathSeg::Key("name".into())));
 }
 
@@ -304,7 +305,7 @@ fn an_empty_hint_is_an_empty_mapping() {
     let missing = d
         .problems
         .iter()
-        .filter(|p| p.code == codes::MISSING_FIELD)
+        .filter(|p| p.code == Code::MissingField)
         .count();
     assert_eq!(missing, 5, "{:?}", d.problems);
 }
@@ -463,7 +464,7 @@ fn cwl2mcp_refusals() {
     assert!(
         d.problems
             .iter()
-            .any(|p| p.code == codes::INVALID_TYPE && p.blocking)
+            .any(|p| p.code == Code::InvalidType && p.blocking)
     );
     let mut h = full_hint();
     h["annotations"]
@@ -474,7 +475,7 @@ fn cwl2mcp_refusals() {
     assert!(
         d.problems
             .iter()
-            .any(|p| p.code == codes::MISSING_FIELD && p.blocking)
+            .any(|p| p.code == Code::MissingField && p.blocking)
     );
     let mut h = full_hint();
     h["name"] = json!("");
@@ -486,13 +487,13 @@ fn cwl2mcp_refusals() {
         c2m(&p)
             .problems
             .iter()
-            .any(|p| p.code == codes::DOC_NOT_STRING && p.blocking)
+            .any(|p| p.code == Code::DocNotString && p.blocking)
     );
     assert!(ext(&p).problems.is_empty());
     let p = json!({"class": "CommandLineTool", "inputs": {}, "outputs": {}});
     let d = c2m(&p);
     assert!(d.exported().is_none());
-    assert_eq!(d.problems[0].code, codes::NAME_INVALID);
+    assert_eq!(d.problems[0].code, Code::NameInvalid);
     assert_eq!(d.problems[0].path, Vec::<PathSeg>::new());
 }
 
@@ -557,7 +558,7 @@ fn deep_nesting_is_bounded() {
     let p = json!({"class": "CommandLineTool", "id": "t", "inputs": {"x": ty}, "outputs": {}});
     for d in [ext(&p), c2m(&p)] {
         assert!(d.tool.is_none());
-        assert_eq!(d.problems[0].code, codes::TYPE_TOO_COMPLEX);
+        assert_eq!(d.problems[0].code, Code::TypeTooComplex);
     }
 }
 
@@ -574,7 +575,7 @@ fn exponential_named_types_are_bounded() {
         "requirements": {"SchemaDefRequirement": {"types": types}}});
     for d in [ext(&p), c2m(&p)] {
         assert!(d.tool.is_none());
-        assert_eq!(d.problems[0].code, codes::TYPE_TOO_COMPLEX);
+        assert_eq!(d.problems[0].code, Code::TypeTooComplex);
     }
 }
 
@@ -587,7 +588,7 @@ fn mutual_recursion() {
     ]}}});
     let d = c2m(&p);
     assert!(d.tool.is_none(), "{}", d.tool.as_ref().unwrap());
-    assert_eq!(d.problems[0].code, codes::RECURSIVE_TYPE);
+    assert_eq!(d.problems[0].code, Code::RecursiveType);
     let d = ext(&p);
     let s = &exported(&d)["inputSchema"];
     assert_eq!(s["properties"]["x"], json!({"$ref": "#/$defs/A"}));
@@ -739,7 +740,7 @@ fn arbitrary_processes_never_panic() {
 
 #[test]
 fn options_follow_the_settings() {
-    let settings = crate::settings::Settings {
+    let settings = crate::base::settings::Settings {
         profile: Profile::Cwl2mcp,
         meta_prefix: None,
         protocol_version: ProtocolVersion::V2025_06_18,
@@ -748,9 +749,9 @@ fn options_follow_the_settings() {
     let opts = DeriveOptions::from_settings(&settings);
     assert_eq!(opts.meta_prefix, "io.github.transpiler-mate/cwl2mcp");
     assert_eq!(opts.protocol_version, ProtocolVersion::V2025_06_18);
-    let settings = crate::settings::Settings {
+    let settings = crate::base::settings::Settings {
         meta_prefix: Some("org.example/x".into()),
-        ..crate::settings::Settings::default()
+        ..crate::base::settings::Settings::default()
     };
     let opts = DeriveOptions::from_settings(&settings);
     assert_eq!(opts.profile, Profile::Extension);

@@ -1,5 +1,6 @@
 //! The CWL type layer shared by both renderers: Salad's type DSL (`T[]`, `T?`), union
 //! flattening, `SchemaDefRequirement` definitions (with `$import`) and named-type lookup.
+use crate::base::Code;
 use serde_json::{Map, Value};
 
 use super::resolve::{Loader, Source, Unresolved};
@@ -607,7 +608,7 @@ pub fn fields_of(
 /// The problem reported for an unresolved `$import` / `$include`.
 pub fn unresolved_problem(e: &Unresolved, path: Vec<PathSeg>, blocking: bool) -> Problem {
     Problem {
-        code: super::codes::UNRESOLVED_REFERENCE,
+        code: Code::UnresolvedReference,
         message: format!("unresolved reference: {e}"),
         path,
         blocking,

@@ -5,9 +5,9 @@ use std::sync::OnceLock;
 use jsonschema::Validator;
 use serde_json::Value;
 
-use crate::settings::ProtocolVersion;
+use crate::base::settings::ProtocolVersion;
 
-use super::codes;
+use crate::base::Code;
 
 const SCHEMA_2025_06_18: &str = include_str!("../../assets/mcp/2025-06-18/schema.json");
 const SCHEMA_2025_11_25: &str = include_str!("../../assets/mcp/2025-11-25/schema.json");
@@ -17,7 +17,7 @@ const SCHEMA_2026_07_28: &str = include_str!("../../assets/mcp/2026-07-28/schema
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SchemaViolation {
     /// `mcp-schema` or `name-invalid`.
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     /// JSON pointer inside the Tool (`""` = the Tool itself, `/name`, `/annotations/readOnlyHint`).
     pub instance_path: String,
@@ -108,7 +108,7 @@ pub fn validate_tool(tool: &Value, version: ProtocolVersion) -> Vec<SchemaViolat
         && let Some(message) = name_problem(name)
     {
         out.push(SchemaViolation {
-            code: codes::NAME_INVALID,
+            code: Code::NameInvalid,
             message,
             instance_path: "/name".into(),
         });
@@ -118,7 +118,7 @@ pub fn validate_tool(tool: &Value, version: ProtocolVersion) -> Vec<SchemaViolat
             for e in v.iter_errors(tool).take(20) {
                 let path = e.instance_path().to_string();
                 out.push(SchemaViolation {
-                    code: codes::MCP_SCHEMA,
+                    code: Code::McpSchema,
                     message: format!(
                         "the derived Tool does not match the MCP {} schema at `{}`: {}",
                         version.as_str(),
@@ -130,7 +130,7 @@ pub fn validate_tool(tool: &Value, version: ProtocolVersion) -> Vec<SchemaViolat
             }
         }
         Err(e) => out.push(SchemaViolation {
-            code: codes::MCP_SCHEMA,
+            code: Code::McpSchema,
             message: format!(
                 "the bundled MCP {} schema could not be compiled: {e}",
                 version.as_str()
@@ -186,7 +186,7 @@ mod tests {
                 "{}: {paths:?}",
                 v.as_str()
             );
-            assert!(found.iter().all(|f| f.code == codes::MCP_SCHEMA));
+            assert!(found.iter().all(|f| f.code == Code::McpSchema));
         }
     }
 
@@ -194,7 +194,7 @@ mod tests {
     fn missing_input_schema_is_reported() {
         let found = validate_tool(&json!({"name": "x"}), ProtocolVersion::V2026_07_28);
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].code, codes::MCP_SCHEMA);
+        assert_eq!(found[0].code, Code::McpSchema);
     }
 
     #[test]
@@ -209,7 +209,7 @@ mod tests {
         let tool = json!({"name": "file:///x.cwl", "inputSchema": {"type": "object"}});
         let found = validate_tool(&tool, ProtocolVersion::V2025_06_18);
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].code, codes::NAME_INVALID);
+        assert_eq!(found[0].code, Code::NameInvalid);
         assert_eq!(found[0].instance_path, "/name");
     }
 }

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::analysis::DocumentContext;
+use crate::base::DocumentContext;
 use crate::cwl::{CwlView, PathSeg, Process};
 use crate::hint::validate::process_hints;
 
@@ -49,10 +49,7 @@ pub fn derive_process(
         .and_then(Value::as_object)
         .unwrap_or(&empty);
     let Some(value) = value_at(root, &process.path) else {
-        return Derivation {
-            tool: None,
-            problems: Vec::new(),
-        };
+        return Derivation::default();
     };
     let hint = process_hints(view, process)
         .hint
@@ -105,8 +102,9 @@ pub fn to_cli_json(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::Code;
+    use crate::base::settings::Profile;
     use crate::document::yaml::YamlDoc;
-    use crate::settings::Profile;
 
     #[test]
     fn derives_through_the_view_with_inline_run_keys() {
@@ -152,7 +150,7 @@ steps:
         let inline = &tools[1];
         assert!(inline.exported().is_none());
         assert_eq!(inline.tool.as_ref().unwrap()["name"], "main/s1/run");
-        assert_eq!(inline.problems[0].code, "name-invalid");
+        assert_eq!(inline.problems[0].code, Code::NameInvalid);
         let schema = &inline.tool.as_ref().unwrap()["inputSchema"];
         assert_eq!(
             schema["$id"],

@@ -1,6 +1,7 @@
 //! Text, syntax tree and positions of one document.
 pub mod grammar;
 pub mod libyaml;
+pub mod outline;
 pub mod position;
 pub mod text;
 pub mod yaml;

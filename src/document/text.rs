@@ -1,16 +1,11 @@
 //! An open document: its text (rope and contiguous copy), its tree-sitter tree, and edits.
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use ropey::Rope;
 use tree_sitter::{InputEdit, Tree};
 
 use super::grammar;
 use super::position::{Encoding, LineIndex, OutOfRange, Position, has_lone_cr};
-use super::yaml::YamlDoc;
-
-/// The YAML value tree of one version of a document, built on first use and shared by every
-/// snapshot of that version (diagnostics, completion and hover all read it).
-pub type YamlCache = Arc<OnceLock<Arc<YamlDoc>>>;
 
 /// One change of `textDocument/didChange`: a range (or the whole text) and its replacement.
 #[derive(Clone, Debug)]
@@ -26,8 +21,6 @@ pub struct Snapshot {
     pub tree: Tree,
     pub lines: LineIndex,
     pub version: i32,
-    /// See [`Snapshot::yaml`].
-    pub yaml_cache: YamlCache,
 }
 
 impl Snapshot {
@@ -39,15 +32,7 @@ impl Snapshot {
             tree,
             lines: LineIndex::from_text(text),
             version,
-            yaml_cache: YamlCache::default(),
         }
-    }
-
-    /// The YAML value tree of this text: built once per document version, then shared.
-    pub fn yaml(&self) -> Arc<YamlDoc> {
-        self.yaml_cache
-            .get_or_init(|| Arc::new(YamlDoc::build(self)))
-            .clone()
     }
 }
 
@@ -65,8 +50,6 @@ pub struct Document {
     tree: Tree,
     version: i32,
     lone_cr: bool,
-    /// Reset whenever the text changes.
-    yaml_cache: YamlCache,
 }
 
 impl Document {
@@ -78,7 +61,6 @@ impl Document {
             text,
             tree,
             version,
-            yaml_cache: YamlCache::default(),
         }
     }
 
@@ -142,7 +124,6 @@ impl Document {
 
     /// Replaces bytes `start..end` with `new_text` and records the edit in the tree.
     pub fn edit_bytes(&mut self, start: usize, end: usize, new_text: &str) {
-        self.yaml_cache = YamlCache::default();
         let index = LineIndex::new(self.rope.clone());
         let start_position = index.ts_point(start, self.lone_cr, &self.text);
         let old_end_position = index.ts_point(end, self.lone_cr, &self.text);
@@ -171,7 +152,6 @@ impl Document {
 
     /// Brings the tree up to date with the text, reusing the edited old tree.
     pub fn reparse(&mut self) {
-        self.yaml_cache = YamlCache::default();
         let mut parser = grammar::parser();
         let tree = parser
             .parse(&self.text, Some(&self.tree))
@@ -204,7 +184,6 @@ impl Document {
             tree: self.tree.clone(),
             lines: LineIndex::new(self.rope.clone()),
             version: self.version,
-            yaml_cache: self.yaml_cache.clone(),
         }
     }
 }
@@ -261,18 +240,6 @@ mod tests {
         doc.apply_changes(&full, 4, Encoding::Utf8).unwrap();
         assert_eq!(doc.text(), "new: text\r");
         assert_same_as_full_parse(&doc);
-    }
-
-    #[test]
-    fn the_yaml_tree_is_shared_by_a_version_and_rebuilt_after_an_edit() {
-        let mut doc = Document::new("a: 1\n".into(), 1);
-        let first = doc.snapshot().yaml();
-        assert!(Arc::ptr_eq(&first, &doc.snapshot().yaml()));
-        doc.apply_changes(&[change(0, 3, 0, 4, "2")], 2, Encoding::Utf16)
-            .unwrap();
-        let second = doc.snapshot().yaml();
-        assert!(!Arc::ptr_eq(&first, &second));
-        assert_eq!(second.to_json().unwrap(), serde_json::json!({"a": 2}));
     }
 
     #[test]

@@ -10,15 +10,16 @@
 //! Where the cursor is comes from indentation (`outline`), which survives the broken YAML of a
 //! half-typed key; which prefixes are bound and which classes are hints comes from the trees
 //! (`locate`'s query over the tree-sitter tree, and the CWL view).
+use crate::base::settings::{Profile, Settings};
 use crate::cwl::CwlView;
 use crate::document::Snapshot;
 use crate::hint::fields::{self, ANNOTATION_FIELDS, Field, FieldType, Need, TOOL_FIELDS};
-use crate::settings::{Profile, Settings};
+use crate::model::Model;
 
-use super::Edit;
-use super::edits::{self, newline};
 use super::locate::{self, Located};
-use super::outline::{self, Line, Mapping, Seg};
+use crate::base::Edit;
+use crate::document::outline::{self, Line, Mapping, Seg};
+use crate::model::edits::{self, newline};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompletionKind {
@@ -62,6 +63,7 @@ struct Ctx<'t> {
     located: Located,
     settings: &'t Settings,
     snapshot: &'t Snapshot,
+    model: &'t Model,
     unit: usize,
 }
 
@@ -105,7 +107,9 @@ enum Cursor<'t> {
 }
 
 /// Completion items at byte offset `at`.
-pub fn completion(snapshot: &Snapshot, settings: &Settings, at: usize) -> Vec<Completion> {
+pub fn completion(model: &Model, at: usize) -> Vec<Completion> {
+    let snapshot = &model.snapshot;
+    let settings = &model.settings;
     let text: &str = &snapshot.text;
     let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
@@ -123,6 +127,7 @@ pub fn completion(snapshot: &Snapshot, settings: &Settings, at: usize) -> Vec<Co
         located,
         settings,
         snapshot,
+        model,
         unit,
     };
     if in_flow_collection(snapshot, at) {
@@ -308,9 +313,8 @@ fn present<'t>(ctx: &Ctx<'t>, mapping: &Mapping, cursor_line: usize) -> Vec<&'t 
 }
 
 /// The prefix to write and, when it is not bound, the edit binding it.
-fn prefix_and_binding(ctx: &Ctx<'_>, snapshot: &Snapshot) -> (String, Vec<Edit>) {
-    let yaml = snapshot.yaml();
-    let view = CwlView::new(&yaml);
+fn prefix_and_binding(ctx: &Ctx<'_>, _snapshot: &Snapshot) -> (String, Vec<Edit>) {
+    let view = ctx.model.view();
     let bound = ctx
         .located
         .extension_prefix()
@@ -321,7 +325,7 @@ fn prefix_and_binding(ctx: &Ctx<'_>, snapshot: &Snapshot) -> (String, Vec<Edit>)
     if !needs_binding {
         return (prefix, Vec::new());
     }
-    let edit = edits::bind_namespace(ctx.text, &view, &prefix, ctx.unit);
+    let edit = edits::bind_namespace(ctx.text, view, &prefix, ctx.unit);
     (prefix, edit.into_iter().collect())
 }
 
@@ -407,8 +411,7 @@ fn key_items(
     let mut out = Vec::new();
     // `$namespaces` of the root: the extension's entry.
     if n == 1 && path[0].key() == Some("$namespaces") && mapping.col > 0 {
-        let yaml = snapshot.yaml();
-        let view = CwlView::new(&yaml);
+        let view = ctx.model.view();
         if ctx.located.extension_prefix().is_none() && view.extension_prefix().is_none() {
             let (prefix, _) = edits::extension_prefix(None, |p| {
                 ctx.located.namespace(p).is_some() || view.namespace(p).is_some()
@@ -755,9 +758,9 @@ mod flow {
     }
 
     pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
-        let yaml = ctx.snapshot.yaml();
-        let view = CwlView::new(&yaml);
-        let chain = chain(&yaml, at);
+        let yaml = ctx.model.yaml();
+        let view = ctx.model.view();
+        let chain = chain(yaml, at);
         // The innermost flow mapping holding the cursor.
         let Some(j) = chain
             .iter()
@@ -811,7 +814,7 @@ mod flow {
                 word_start + i + 1 + (typed[i + 1..].len() - typed[i + 1..].trim_start().len());
             let span = value_start..word_end.max(value_start);
             if key == "class" && hints_item {
-                if other_tool(ctx, &view, chain[j - 1].1, at) {
+                if other_tool(ctx, view, chain[j - 1].1, at) {
                     return Vec::new();
                 }
                 let (prefix, additional) = prefix_and_binding(ctx, ctx.snapshot);
@@ -825,7 +828,7 @@ mod flow {
                 )];
             }
             let in_annotations =
-                chain[j].0 == Some("annotations") && is_tool(ctx, &chain, j - 1, &view);
+                chain[j].0 == Some("annotations") && is_tool(ctx, &chain, j - 1, view);
             if !in_annotations {
                 return Vec::new();
             }
@@ -870,7 +873,7 @@ mod flow {
         // The hint class: a key of a flow `hints` mapping, or `class` of a flow `hints` item.
         let hints_map = j >= 1 && chain[j].0 == Some("hints") && is_process(chain[j - 1].1);
         if hints_map || hints_item && !present.contains(&"class") {
-            if other_tool(ctx, &view, chain[if hints_item { j - 1 } else { j }].1, at) {
+            if other_tool(ctx, view, chain[if hints_item { j - 1 } else { j }].1, at) {
                 return Vec::new();
             }
             let (prefix, additional) = prefix_and_binding(ctx, ctx.snapshot);
@@ -888,10 +891,9 @@ mod flow {
             item.filter_text = json.then(|| q(if hints_item { "class" } else { &class }));
             return vec![item];
         }
-        let (table, record) = if is_tool(ctx, &chain, j, &view) {
+        let (table, record) = if is_tool(ctx, &chain, j, view) {
             (TOOL_FIELDS, "tool")
-        } else if j >= 1 && chain[j].0 == Some("annotations") && is_tool(ctx, &chain, j - 1, &view)
-        {
+        } else if j >= 1 && chain[j].0 == Some("annotations") && is_tool(ctx, &chain, j - 1, view) {
             (ANNOTATION_FIELDS, "annotations")
         } else {
             return Vec::new();

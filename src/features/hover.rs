@@ -3,15 +3,13 @@
 //! title and description derivation would produce and the annotations with defaults filled in.
 use std::ops::Range;
 
-use crate::analysis::DocumentContext;
-use crate::cwl::{CwlView, Entry, Process};
-use crate::document::Snapshot;
+use crate::base::settings::Profile;
+use crate::cwl::Entry;
 use crate::document::yaml::{Node, Pair, YamlDoc};
 use crate::hint::fields::{self, ANNOTATION_FIELDS, Field, Need, TOOL_FIELDS};
 use crate::hint::validate::process_hints;
-use crate::settings::{Profile, Settings};
-
-use super::effective::{Effective, effective};
+use crate::model::Model;
+use crate::model::effective::Effective;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hover {
@@ -26,44 +24,40 @@ fn contains(span: &Range<usize>, at: usize) -> bool {
 }
 
 /// The hover at byte offset `at`, if it is on an MCP hint.
-pub fn hover(
-    snapshot: &Snapshot,
-    settings: &Settings,
-    context: &DocumentContext,
-    at: usize,
-) -> Option<Hover> {
-    let yaml = snapshot.yaml();
-    let view = CwlView::new(&yaml);
+pub fn hover(model: &Model, at: usize) -> Option<Hover> {
+    let view = model.view();
     // Innermost process first: an inline `run:` process lies inside its workflow.
-    let mut processes: Vec<&Process> = view.processes.iter().collect();
-    processes.sort_by_key(|p| p.node.span.end - p.node.span.start);
-    for process in processes {
-        let hints = process_hints(&view, process);
+    let mut processes: Vec<usize> = (0..view.processes.len()).collect();
+    processes.sort_by_key(|i| view.processes[*i].node.span.len());
+    for index in processes {
+        let hints = process_hints(view, &view.processes[index]);
         let Some(hint) = hints.hint else { continue };
         if !(hint.span.start <= at && at <= hint.span.end) {
             continue;
         }
-        return hint_hover(&yaml, process, hint, settings, context, at);
+        let eff = model.effective(model.entry(index));
+        return hint_hover(model.yaml(), hint, eff.as_ref(), model.settings.profile, at);
     }
     None
 }
 
+/// What hover says instead of effective values while the YAML is broken.
+const NO_TOOL: &str =
+    "The YAML has syntax errors: no MCP Tool is derived from this text until they are fixed.";
+
 fn hint_hover(
     yaml: &YamlDoc,
-    process: &Process<'_>,
     hint: &Entry<'_>,
-    settings: &Settings,
-    context: &DocumentContext,
+    eff: Option<&Effective>,
+    profile: Profile,
     at: usize,
 ) -> Option<Hover> {
-    let profile = settings.profile;
-    let eff = effective(yaml, process, Some(hint), settings, context);
     if let Some(class) = hint.class_node
         && contains(&class.span, at)
     {
         return Some(Hover {
             span: class.span.clone(),
-            markdown: class_markdown(hint.class.unwrap_or("Tool"), &eff, profile),
+            markdown: class_markdown(hint.class.unwrap_or("Tool"), eff, profile),
         });
     }
     let body = yaml.deref(hint.body);
@@ -85,12 +79,12 @@ fn hint_hover(
             };
             return Some(Hover {
                 span,
-                markdown: class_markdown(hint.class.unwrap_or("Tool"), &eff, profile),
+                markdown: class_markdown(hint.class.unwrap_or("Tool"), eff, profile),
             });
         }
         if key == "annotations"
             && on_value
-            && let Some(h) = annotation_hover(yaml, value, &eff, profile, at)
+            && let Some(h) = annotation_hover(yaml, value, eff, profile, at)
         {
             return Some(h);
         }
@@ -106,12 +100,16 @@ fn hint_hover(
             });
         };
         let mut md = field_markdown(field, "mcp:Tool", profile);
-        match key {
-            "name" => md.push_str(&format!(
+        match (key, eff) {
+            (_, None) if matches!(key, "name" | "title" | "annotations") => {
+                md.push_str("\n\n");
+                md.push_str(NO_TOOL);
+            }
+            ("name", Some(eff)) => md.push_str(&format!(
                 "\n\n**Effective name:** `{}` (from {})",
                 eff.name.value, eff.name.source
             )),
-            "title" => {
+            ("title", Some(eff)) => {
                 if let Some(t) = &eff.title {
                     md.push_str(&format!(
                         "\n\n**Effective title:** {} (from {})",
@@ -119,9 +117,9 @@ fn hint_hover(
                     ));
                 }
             }
-            "annotations" => {
+            ("annotations", Some(eff)) => {
                 md.push_str("\n\n");
-                md.push_str(&annotations_markdown(&eff));
+                md.push_str(&annotations_markdown(eff));
             }
             _ => {}
         }
@@ -133,7 +131,7 @@ fn hint_hover(
 fn annotation_hover(
     yaml: &YamlDoc,
     map: &Node,
-    eff: &Effective,
+    eff: Option<&Effective>,
     profile: Profile,
     at: usize,
 ) -> Option<Hover> {
@@ -154,7 +152,7 @@ fn annotation_hover(
         });
     };
     let mut md = field_markdown(field, "annotations", profile);
-    if let Some(a) = eff.annotations.iter().find(|a| a.field.key == key) {
+    if let Some(a) = eff.and_then(|e| e.annotations.iter().find(|a| a.field.key == key)) {
         match a.written {
             Some(v) => md.push_str(&format!("\n\n**Here:** `{v}`")),
             None => md.push_str(&format!(
@@ -225,12 +223,17 @@ fn annotations_markdown(eff: &Effective) -> String {
     md
 }
 
-fn class_markdown(class: &str, eff: &Effective, profile: Profile) -> String {
+fn class_markdown(class: &str, eff: Option<&Effective>, profile: Profile) -> String {
     let mut md = format!(
-        "**MCP Tool** `{class}` ({} profile)\n\n{}\n\nDerived here:\n",
+        "**MCP Tool** `{class}` ({} profile)\n\n{}\n\n",
         profile.as_str(),
         fields::TOOL_DOC
     );
+    let Some(eff) = eff else {
+        md.push_str(NO_TOOL);
+        return md;
+    };
+    md.push_str("Derived here:\n");
     md.push_str(&format!(
         "\n- **name:** `{}` (from {})",
         eff.name.value, eff.name.source

@@ -1,13 +1,11 @@
 //! Inlay hints (SPEC §6): for each of the four annotations a recognised hint leaves out, the
 //! value MCP clients will assume, shown at the end of the line after which it would be written
 //! (the last annotation, the `annotations` key, or the hint's last field).
-use crate::cwl::CwlView;
-use crate::document::Snapshot;
 use crate::hint::fields;
 use crate::hint::validate::process_hints;
-use crate::settings::Settings;
+use crate::model::Model;
 
-use super::edits::{line_end, pair_end};
+use crate::model::edits::{line_end, pair_end};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InlayHint {
@@ -19,16 +17,16 @@ pub struct InlayHint {
 }
 
 /// The inlay hints of the document (none when `settings.inlay_hints` is false).
-pub fn inlay_hints(snapshot: &Snapshot, settings: &Settings) -> Vec<InlayHint> {
-    if !settings.inlay_hints {
+pub fn inlay_hints(model: &Model) -> Vec<InlayHint> {
+    if !model.settings.inlay_hints {
         return Vec::new();
     }
-    let text: &str = &snapshot.text;
-    let yaml = snapshot.yaml();
-    let view = CwlView::new(&yaml);
+    let text = model.text();
+    let yaml = model.yaml();
+    let view = model.view();
     let mut out = Vec::new();
     for process in &view.processes {
-        let Some(hint) = process_hints(&view, process).hint else {
+        let Some(hint) = process_hints(view, process).hint else {
             continue;
         };
         let body = yaml.deref(hint.body);

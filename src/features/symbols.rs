@@ -3,9 +3,9 @@
 use std::ops::Range;
 
 use crate::cwl::{CwlView, Param, Process};
-use crate::document::Snapshot;
 use crate::document::yaml::YamlDoc;
 use crate::hint::validate::process_hints;
+use crate::model::Model;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SymbolKind {
@@ -115,12 +115,11 @@ fn nest(into: &mut Vec<Symbol>, symbol: Symbol) {
 }
 
 /// The document's symbols, outermost first.
-pub fn symbols(snapshot: &Snapshot) -> Vec<Symbol> {
-    let yaml = snapshot.yaml();
-    let view = CwlView::new(&yaml);
+pub fn symbols(model: &Model) -> Vec<Symbol> {
+    let (yaml, view) = (model.yaml(), model.view());
     let mut out = Vec::new();
     for process in &view.processes {
-        nest(&mut out, process_symbol(&yaml, &view, process));
+        nest(&mut out, process_symbol(yaml, view, process));
     }
     out
 }

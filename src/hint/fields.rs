@@ -1,6 +1,6 @@
 //! The one description of every field of `mcp:Tool` and its `annotations` (SPEC §3).
 //! Completion, hover and validation all read this table.
-use crate::settings::Profile;
+use crate::base::settings::Profile;
 
 /// Whether a profile requires, allows or rejects a field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,8 +3,21 @@ pub mod fields;
 pub mod recognize;
 pub mod validate;
 
-/// The extension profile's name fallback (SPEC §4), shared with derivation.
-pub use crate::derive::normalize_name;
+/// The extension profile's id normalization (SPEC §4): the part after the last `#` or `/`,
+/// each character outside `[A-Za-z0-9_]` replaced by `_`. Derivation and the fixes use it.
+pub fn normalize_name(id_or_stem: &str) -> String {
+    let cut = id_or_stem.rfind(['/', '#']).map(|i| i + 1).unwrap_or(0);
+    id_or_stem[cut..]
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
 
 /// The MCP name rules (tools.mdx "Tool Names"): 1–128 characters of `A-Z a-z 0-9 _ - .`.
 /// The error says what is wrong, e.g. "contains ` ` (a space)".

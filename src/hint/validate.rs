@@ -1,9 +1,9 @@
 //! Validation of the MCP hints of every process (SPEC §3 and §5), driven by the field table.
-use crate::analysis::{Diagnostic, DocumentContext, Severity};
+use crate::base::settings::{Profile, Settings};
+use crate::base::{Code, Diagnostic, DocumentContext, Severity};
 use crate::cwl::{CwlView, EXTENSION_NS, Entry, Process};
 use crate::document::Snapshot;
 use crate::document::yaml::{Kind, Node, Pair, Resolved, YamlDoc};
-use crate::settings::{Profile, Settings};
 
 use super::fields::{
     self, ANNOTATION_FIELDS, Field, FieldType, Need, TOOL_FIELDS, annotation_classes,
@@ -66,7 +66,7 @@ impl<'a, 'v> Validator<'a, 'v> {
         &mut self,
         node_span: std::ops::Range<usize>,
         severity: Severity,
-        code: &'static str,
+        code: Code,
         message: String,
     ) {
         self.out
@@ -91,7 +91,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 ClassMatch::Unbound { prefix } => self.push(
                     node.span.clone(),
                     Severity::Warning,
-                    "namespace-unbound",
+                    Code::NamespaceUnbound,
                     format!(
                         "`{class}`: the prefix `{prefix}` is not bound in `$namespaces`, so this \
                          hint is not the MCP extension's Tool and is ignored (bind `{prefix}: \
@@ -106,7 +106,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                     self.push(
                         node.span.clone(),
                         Severity::Warning,
-                        "namespace-mismatch",
+                        Code::NamespaceMismatch,
                         format!(
                             "`{class}`: {what}, which is not the MCP extension's namespace \
                              `{EXTENSION_NS}`; this hint is ignored"
@@ -116,7 +116,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 ClassMatch::Bare { class } => self.push(
                     node.span.clone(),
                     Severity::Warning,
-                    "hint-bare-class",
+                    Code::HintBareClass,
                     format!(
                         "bare `{class}` is not the MCP extension's class and is ignored; write it \
                          with a prefix bound to `{EXTENSION_NS}`, e.g. `mcp:Tool`"
@@ -136,7 +136,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 self.push(
                     node.span.clone(),
                     Severity::Error,
-                    "hint-in-requirements",
+                    Code::HintInRequirements,
                     format!(
                         "`{class}` is under `requirements`: cwltool rejects a document whose \
                          requirements it does not know, and exporters read only `hints`; move it \
@@ -156,7 +156,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 self.push(
                     node.span.clone(),
                     Severity::Warning,
-                    "hint-duplicate",
+                    Code::HintDuplicate,
                     format!(
                         "a second MCP Tool hint in the same process; only the first (line \
                          {first_line}) is used"
@@ -190,7 +190,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 self.push(
                     body.span.clone(),
                     Severity::Error,
-                    "invalid-type",
+                    Code::InvalidType,
                     "the MCP Tool hint must be a mapping of its fields".into(),
                 );
                 return;
@@ -216,7 +216,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                         self.push(
                             pair.key.span.clone(),
                             Severity::Information,
-                            "cwl2mcp-incompatible",
+                            Code::Cwl2mcpIncompatible,
                             format!(
                                 "cwl2mcp 0.1.0 rejects the field `{key}` (it builds the \
                                  description from the CWL `doc` only)"
@@ -243,7 +243,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 self.push(
                     class_span.clone(),
                     Severity::Error,
-                    "missing-field",
+                    Code::MissingField,
                     format!(
                         "missing required field `{}` (required by the {} profile{})",
                         field.key,
@@ -267,7 +267,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 self.push(
                     class_span.clone(),
                     Severity::Information,
-                    "cwl2mcp-incompatible",
+                    Code::Cwl2mcpIncompatible,
                     format!(
                         "cwl2mcp 0.1.0 would reject this hint: it requires {}",
                         cwl2mcp_needs
@@ -291,7 +291,7 @@ impl<'a, 'v> Validator<'a, 'v> {
         self.push(
             span,
             Severity::Hint,
-            "annotation-default",
+            Code::AnnotationDefault,
             format!(
                 "`{}` is left out: MCP clients assume `{default}` ({})",
                 field.key, field.default_meaning
@@ -317,7 +317,7 @@ impl<'a, 'v> Validator<'a, 'v> {
         self.push(
             key_node.span.clone(),
             Severity::Error,
-            "unknown-field",
+            Code::UnknownField,
             format!("invalid field `{key}` in {record}{note}, expected one of: {allowed}"),
         );
     }
@@ -343,7 +343,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                             self.push(
                                 item.span.clone(),
                                 Severity::Error,
-                                "invalid-type",
+                                Code::InvalidType,
                                 format!("each of `{key}` must be a string, found {found}"),
                             );
                         }
@@ -383,7 +383,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 yaml11_bool_value(text)
             ));
         }
-        self.push(span, Severity::Error, "invalid-type", message);
+        self.push(span, Severity::Error, Code::InvalidType, message);
         false
     }
 
@@ -411,7 +411,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                         self.push(
                             pair.key.span.clone(),
                             Severity::Information,
-                            "cwl2mcp-incompatible",
+                            Code::Cwl2mcpIncompatible,
                             format!("cwl2mcp 0.1.0 rejects `annotations.{key}`"),
                         );
                     }
@@ -433,7 +433,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 Profile::Cwl2mcp => self.push(
                     key_span.clone(),
                     Severity::Error,
-                    "missing-field",
+                    Code::MissingField,
                     format!(
                         "`annotations` is missing the required field `{}`",
                         field.key
@@ -449,7 +449,7 @@ impl<'a, 'v> Validator<'a, 'v> {
             self.push(
                 key_span.clone(),
                 Severity::Information,
-                "cwl2mcp-incompatible",
+                Code::Cwl2mcpIncompatible,
                 format!(
                     "cwl2mcp 0.1.0 requires all four annotations; missing: {}",
                     missing_for_cwl2mcp.join(", ")
@@ -463,7 +463,7 @@ impl<'a, 'v> Validator<'a, 'v> {
             self.push(
                 node.span.clone(),
                 Severity::Warning,
-                "annotation-ignored",
+                Code::AnnotationIgnored,
                 "`destructiveHint: true` has no effect with `readOnlyHint: true`: a read-only \
                  tool cannot be destructive, and MCP clients ignore this hint"
                     .into(),
@@ -476,7 +476,7 @@ impl<'a, 'v> Validator<'a, 'v> {
             self.push(
                 node.span.clone(),
                 Severity::Warning,
-                "annotation-inconsistent",
+                Code::AnnotationInconsistent,
                 format!(
                     "`openWorldHint: false`, but the process declares `NetworkAccess` with \
                      `networkAccess` enabled (line {line})"
@@ -489,7 +489,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 self.push(
                     node.span.clone(),
                     Severity::Warning,
-                    "annotation-inconsistent",
+                    Code::AnnotationInconsistent,
                     format!("`readOnlyHint: true`, but the process declares {what} (line {line})"),
                 );
             }
@@ -502,7 +502,7 @@ impl<'a, 'v> Validator<'a, 'v> {
             self.push(
                 value.span.clone(),
                 Severity::Error,
-                "annotations-class",
+                Code::AnnotationsClass,
                 "`annotations.class` must be a class name".into(),
             );
             return;
@@ -514,7 +514,7 @@ impl<'a, 'v> Validator<'a, 'v> {
                 self.push(
                     value.span.clone(),
                     Severity::Information,
-                    "cwl2mcp-incompatible",
+                    Code::Cwl2mcpIncompatible,
                     "cwl2mcp 0.1.0 names this record `Annotations` and rejects `ToolAnnotations`"
                         .into(),
                 );
@@ -529,7 +529,7 @@ impl<'a, 'v> Validator<'a, 'v> {
         self.push(
             value.span.clone(),
             Severity::Error,
-            "annotations-class",
+            Code::AnnotationsClass,
             format!(
                 "`annotations.class: {class}` is not allowed by the {} profile: expected {expected}",
                 self.profile.as_str()
@@ -657,7 +657,7 @@ impl<'a, 'v> Validator<'a, 'v> {
             self.push(
                 span,
                 Severity::Error,
-                "name-invalid",
+                Code::NameInvalid,
                 format!(
                     "the MCP tool name `{shown}{ellipsis}` ({source}) {problem}; MCP names are 1–128 \
                      characters of `A-Z a-z 0-9 _ - .`"
@@ -677,7 +677,7 @@ impl<'a, 'v> Validator<'a, 'v> {
             Profile::Cwl2mcp => self.push(
                 doc.span.clone(),
                 Severity::Error,
-                "doc-not-string",
+                Code::DocNotString,
                 "cwl2mcp 0.1.0 uses `doc` as the Tool description and fails on a list: join it \
                  into one string"
                     .into(),
@@ -685,7 +685,7 @@ impl<'a, 'v> Validator<'a, 'v> {
             Profile::Extension if hinted => self.push(
                 doc.span.clone(),
                 Severity::Information,
-                "cwl2mcp-incompatible",
+                Code::Cwl2mcpIncompatible,
                 "a list-valued `doc` is joined with blank lines here, but cwl2mcp 0.1.0 fails on it"
                     .into(),
             ),

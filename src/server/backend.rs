@@ -1,4 +1,6 @@
 //! The `LanguageServer` implementation: converts requests, mutates state, schedules analysis.
+//! Every answer reads the document's [`Model`], built once per (version, settings generation)
+//! and shared; the session ([`Session`]) holds settings and project files.
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,30 +11,46 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::convert;
-use super::state::{Job, OpenDocument, State, uri_path};
-use crate::analysis::{self, DocumentContext};
-use crate::config::Layer;
+use super::session::Session;
+use super::state::{Cached, Job, OpenDocument, State, uri_path};
+use crate::base::{Diagnostic as PlainDiagnostic, DocumentContext};
 use crate::document::{Change, Document, Encoding, LineIndex};
 use crate::features;
 use crate::features::preview::{self, PREVIEW_COMMAND};
+use crate::model::Model;
+use crate::model::workspace;
 
 // The preview code action has no kind: editors list kind-less actions in their code action
 // menu (VS Code's Ctrl+. shows no `source.*` action), and it edits nothing.
 
+/// What the client declared at `initialize` that changes how the server behaves.
+#[derive(Clone, Copy, Debug, Default)]
+struct ClientFeatures {
+    /// `textDocument.diagnostic`: diagnostics by pull only (SPEC §6).
+    pull_diagnostics: bool,
+    /// `workspace.diagnostics.refreshSupport`.
+    diagnostic_refresh: bool,
+    /// `workspace.configuration`.
+    configuration: bool,
+    /// `workspace.didChangeWatchedFiles.dynamicRegistration`.
+    watch_files: bool,
+    inlay_refresh: bool,
+    lens_refresh: bool,
+}
+
 pub struct Backend {
     client: Client,
     state: Arc<Mutex<State>>,
+    session: Arc<Mutex<Session>>,
     wake: Arc<tokio::sync::Notify>,
     worker_started: AtomicBool,
-    config_pull: AtomicBool,
-    /// The client refreshes inlay hints / code lenses when asked (after a settings change).
-    inlay_refresh: AtomicBool,
-    lens_refresh: AtomicBool,
+    features: Mutex<ClientFeatures>,
+    encoding: Mutex<Encoding>,
 }
 
-fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding the lock leaves plain data behind; keep serving.
-    state.lock().unwrap_or_else(|p| p.into_inner())
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Runs analysis work off the protocol task; a panic becomes an error, never a dead server.
@@ -78,17 +96,70 @@ fn settings_value(value: &serde_json::Value) -> Option<&serde_json::Value> {
     }
 }
 
+/// One model, built by whoever asks first, with the document's settings and their error.
+struct Analysed {
+    model: Arc<Model>,
+    cached: Cached,
+}
+
+/// The model of `job`'s document version: the cached one, or built now (off the protocol
+/// task) and cached. Settings are resolved through the session, outside the documents' lock.
+async fn analyse(
+    state: &Arc<Mutex<State>>,
+    session: &Arc<Mutex<Session>>,
+    job: Job,
+) -> Result<Analysed> {
+    let cached = match job.cached.clone() {
+        Some(c) => c,
+        None => {
+            let (settings, config_error) = lock(session).settings_for(job.path.as_deref());
+            let fresh = Cached {
+                settings,
+                config_error,
+                model: Default::default(),
+            };
+            lock(state).store(&job.uri, job.key, fresh)
+        }
+    };
+    if let Some(model) = cached.model.get() {
+        return Ok(Analysed {
+            model: model.clone(),
+            cached,
+        });
+    }
+    let cell = cached.model.clone();
+    let settings = cached.settings.clone();
+    let model = guarded("analysis", move || {
+        cell.get_or_init(|| Arc::new(Model::new(job.snapshot, settings, job.context)))
+            .clone()
+    })
+    .await?;
+    Ok(Analysed { model, cached })
+}
+
 impl Backend {
     pub fn new(client: Client) -> Backend {
         Backend {
             client,
             state: Arc::new(Mutex::new(State::default())),
+            session: Arc::new(Mutex::new(Session::default())),
             wake: Arc::new(tokio::sync::Notify::new()),
             worker_started: AtomicBool::new(false),
-            config_pull: AtomicBool::new(false),
-            inlay_refresh: AtomicBool::new(false),
-            lens_refresh: AtomicBool::new(false),
+            features: Mutex::new(ClientFeatures::default()),
+            encoding: Mutex::new(Encoding::Utf16),
         }
+    }
+
+    fn features(&self) -> ClientFeatures {
+        *lock(&self.features)
+    }
+
+    fn encoding(&self) -> Encoding {
+        *lock(&self.encoding)
+    }
+
+    fn generation(&self) -> u64 {
+        lock(&self.session).generation
     }
 
     fn mark_dirty(&self, uri: Uri) {
@@ -96,28 +167,48 @@ impl Backend {
         self.wake.notify_one();
     }
 
-    fn mark_all_dirty(&self) {
-        let mut st = lock(&self.state);
-        let uris: Vec<Uri> = st.docs.keys().cloned().collect();
-        st.dirty.extend(uris);
-        drop(st);
+    /// Every open document is analysed again (settings or project files changed), and the
+    /// client asked to re-request what it pulls.
+    fn reanalyse_all(&self) {
+        {
+            let mut st = lock(&self.state);
+            let uris: Vec<Uri> = st.docs.keys().cloned().collect();
+            st.dirty.extend(uris);
+        }
         self.wake.notify_one();
+        let client = self.client.clone();
+        let f = self.features();
+        tokio::spawn(async move {
+            if f.pull_diagnostics && f.diagnostic_refresh {
+                let _ = client.workspace_diagnostic_refresh().await;
+            }
+            if f.inlay_refresh {
+                let _ = client.inlay_hint_refresh().await;
+            }
+            if f.lens_refresh {
+                let _ = client.code_lens_refresh().await;
+            }
+        });
     }
 
     /// The diagnostics worker: takes the latest version of each dirty document, analyses it,
-    /// and publishes unless a newer version arrived meanwhile. Edits that arrive during a run
-    /// coalesce into the next one; there is no fixed delay.
+    /// records the names it serves, and publishes (push clients) unless a newer version arrived
+    /// meanwhile. Edits that arrive during a run coalesce into the next one; no fixed delay.
     fn start_worker(&self) {
         if self.worker_started.swap(true, Ordering::SeqCst) {
             return;
         }
         let state = self.state.clone();
+        let session = self.session.clone();
         let wake = self.wake.clone();
         let client = self.client.clone();
+        let features = self.features();
+        let encoding = self.encoding();
         tokio::spawn(async move {
             loop {
                 wake.notified().await;
                 loop {
+                    let generation = lock(&session).generation;
                     let job = {
                         let mut st = lock(&state);
                         if st.shutting_down {
@@ -127,36 +218,40 @@ impl Backend {
                             break;
                         };
                         st.dirty.remove(&uri);
-                        st.job(&uri)
+                        st.job(&uri, generation)
                     };
                     let Some(job) = job else { continue };
-                    run_job(&client, &state, &wake, job).await;
+                    run_job(&client, &state, &session, features, encoding, job).await;
                 }
             }
         });
     }
 
-    fn job(&self, uri: &Uri) -> Result<Job> {
-        lock(&self.state)
-            .job(uri)
-            .ok_or_else(|| invalid_params(format!("unknown document: {}", uri.as_str())))
+    /// The model of an open document's current version.
+    async fn model(&self, uri: &Uri) -> Result<Analysed> {
+        let generation = self.generation();
+        let job = lock(&self.state)
+            .job(uri, generation)
+            .ok_or_else(|| invalid_params(format!("unknown document: {}", uri.as_str())))?;
+        analyse(&self.state, &self.session, job).await
     }
 
-    /// The job of an open document, the negotiated encoding, and `position` as a byte offset.
-    /// An unknown document or a position past its end is an error, not a panic.
-    fn locate(&self, uri: &Uri, position: Position) -> Result<(Job, Encoding, usize)> {
-        let job = self.job(uri)?;
-        let encoding = lock(&self.state).encoding;
-        let at = job
+    /// The model of an open document and `position` as a byte offset. An unknown document or
+    /// a position past its end is an error, not a panic.
+    async fn locate(&self, uri: &Uri, position: Position) -> Result<(Arc<Model>, Encoding, usize)> {
+        let analysed = self.model(uri).await?;
+        let encoding = self.encoding();
+        let at = analysed
+            .model
             .snapshot
             .lines
             .offset(convert::from_lsp(position), encoding)
             .map_err(|e| invalid_params(e.to_string()))?;
-        Ok((job, encoding, at))
+        Ok((analysed.model, encoding, at))
     }
 
     async fn pull_configuration(&self) {
-        if !self.config_pull.load(Ordering::SeqCst) {
+        if !self.features().configuration {
             return;
         }
         let items = vec![ConfigurationItem {
@@ -170,34 +265,57 @@ impl Backend {
         }
     }
 
-    async fn apply_editor_settings(&self, value: &serde_json::Value) {
-        let (layer, problems) = Layer::from_json(value);
-        {
-            let mut st = lock(&self.state);
-            st.editor_layer = layer;
-            st.generation += 1;
-        }
-        for p in problems {
+    /// Applies an editor settings object; `true` when the settings changed.
+    async fn apply_editor_settings(&self, value: &serde_json::Value) -> bool {
+        let applied = lock(&self.session).apply_editor_settings(value);
+        for p in applied.problems {
             self.client
                 .log_message(MessageType::WARNING, format!("cwl-mcp: {p}"))
                 .await;
         }
+        applied.changed
+    }
+
+    /// Asks the client to watch `**/cwl-mcp.toml` (when it allows dynamic registration).
+    fn register_watchers(&self) {
+        if !self.features().watch_files {
+            return;
+        }
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let options = DidChangeWatchedFilesRegistrationOptions {
+                watchers: vec![FileSystemWatcher {
+                    glob_pattern: GlobPattern::String(format!(
+                        "**/{}",
+                        crate::base::project::PROJECT_FILE
+                    )),
+                    kind: None,
+                }],
+            };
+            let _ = client
+                .register_capability(vec![Registration {
+                    id: "cwl-mcp-project-files".into(),
+                    method: "workspace/didChangeWatchedFiles".into(),
+                    register_options: serde_json::to_value(options).ok(),
+                }])
+                .await;
+        });
     }
 }
 
-async fn run_job(client: &Client, state: &Arc<Mutex<State>>, wake: &tokio::sync::Notify, job: Job) {
+/// Analyses one dirty document: records its served names (re-checking the documents that
+/// share one), publishes its diagnostics to a push client, and reports malformed project files.
+async fn run_job(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    session: &Arc<Mutex<Session>>,
+    features: ClientFeatures,
+    encoding: Encoding,
+    job: Job,
+) {
     let uri = job.uri.clone();
-    let version = job.snapshot.version;
-    let generation = job.generation;
-    let config_error = job.config_error.clone();
-    let lines = job.snapshot.lines.clone();
-    let result = guarded("diagnostics", move || {
-        analysis::analyze(&job.snapshot, &job.settings, &job.context)
-    })
-    .await;
-    // A malformed project file is reported on that file.
-    report_project_file(client, state, config_error).await;
-    let analysis = match result {
+    let key = job.key;
+    let analysed = match analyse(state, session, job).await {
         Ok(a) => a,
         Err(e) => {
             client
@@ -206,127 +324,78 @@ async fn run_job(client: &Client, state: &Arc<Mutex<State>>, wake: &tokio::sync:
             return;
         }
     };
-    let mut diags = analysis.diagnostics;
-    let (encoding, affected) = {
+    let model = analysed.model;
+    let names = workspace::served_names(&model, workspace::Scope::Diagnosed);
+    let (items, affected) = {
         let mut st = lock(state);
-        if st.version(&uri) != Some(version) {
+        if st.version(&uri) != Some(key.0) {
             return; // superseded: the newer version is already queued
         }
-        // Workspace-wide duplicate names (SPEC §5 `tool-name-duplicate`).
-        let names: Vec<String> = analysis.tool_names.iter().map(|(n, _)| n.clone()).collect();
-        let old = st
-            .tool_names
-            .insert(uri.clone(), names.clone())
-            .unwrap_or_default();
-        for (name, span) in &analysis.tool_names {
-            if let Some(other) = st.other_documents_naming(&uri, name).first() {
-                let file = other
-                    .as_str()
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or(other.as_str())
-                    .to_string();
-                diags.push(analysis::Diagnostic::new(
-                    span.clone(),
-                    analysis::Severity::Warning,
-                    "tool-name-duplicate",
-                    format!(
-                        "the MCP tool name `{name}` is also derived by the open document `{file}`; \
-                         names must be unique within a server"
-                    ),
-                ));
-            }
+        let affected = st.set_served(&uri, names);
+        for other in &affected {
+            st.published.remove(other);
+            st.dirty.insert(other.clone());
         }
-        // Documents whose duplicates may have appeared or gone are re-analysed.
-        let mut affected = Vec::new();
-        if old != names {
-            for name in old.iter().chain(names.iter()) {
-                for other in st.other_documents_naming(&uri, name) {
-                    if !affected.contains(&other) {
-                        affected.push(other);
-                    }
-                }
-            }
-            for other in &affected {
-                st.published.remove(other);
-                st.dirty.insert(other.clone());
-            }
-        }
-        if st.published.get(&uri) == Some(&(version, generation)) {
-            return; // already published for this version and these settings
-        }
-        st.published.insert(uri.clone(), (version, generation));
-        (st.encoding, affected)
+        let publish = !features.pull_diagnostics && st.published.get(&uri) != Some(&key);
+        let items = publish.then(|| {
+            st.published.insert(uri.clone(), key);
+            st.diagnostics(&uri, &model, analysed.cached.config_error.as_ref())
+        });
+        (items, affected)
     };
-    let items = diags
-        .iter()
-        .map(|d| convert::diagnostic(&lines, d, encoding))
-        .collect();
-    client.publish_diagnostics(uri, items, Some(version)).await;
+    report_project_files(client, session, encoding).await;
+    if let Some(items) = items {
+        let lines = &model.snapshot.lines;
+        let items = items
+            .iter()
+            .map(|d| convert::diagnostic(lines, &uri, d, encoding))
+            .collect();
+        client.publish_diagnostics(uri, items, Some(key.0)).await;
+    }
     if !affected.is_empty() {
-        wake.notify_one();
+        if features.pull_diagnostics {
+            if features.diagnostic_refresh {
+                let _ = client.workspace_diagnostic_refresh().await;
+            }
+        } else {
+            // The worker loop picks the affected documents up (they are marked dirty).
+        }
     }
 }
 
-async fn report_project_file(
-    client: &Client,
-    state: &Arc<Mutex<State>>,
-    error: Option<crate::config::ConfigError>,
-) {
-    match error {
-        Some(e) => {
-            let Some(uri) = Uri::from_file_path(&e.path) else {
-                return;
-            };
-            let text = std::fs::read_to_string(&e.path).unwrap_or_default();
-            let lines = LineIndex::from_text(&text);
-            let span = e
-                .span
-                .clone()
-                .unwrap_or(0..text.find('\n').unwrap_or(text.len()));
-            let encoding = {
-                let mut st = lock(state);
-                st.bad_project_files.insert(e.path.clone());
-                st.encoding
-            };
-            let diag = Diagnostic {
-                range: convert::range(&lines, &span, encoding),
-                severity: Some(DiagnosticSeverity::ERROR),
-                code: Some(NumberOrString::String("config".into())),
-                source: Some("cwl-mcp".into()),
-                message: format!("invalid cwl-mcp.toml, ignored: {}", e.message),
-                ..Default::default()
-            };
-            client.publish_diagnostics(uri, vec![diag], None).await;
-        }
-        None => {
-            let fixed: Vec<PathBuf> = {
-                let mut st = lock(state);
-                let bad: Vec<PathBuf> = st.bad_project_files.iter().cloned().collect();
-                let still_bad: Vec<PathBuf> = bad
-                    .iter()
-                    .filter(|p| {
-                        std::fs::read_to_string(p)
-                            .is_ok_and(|t| crate::config::parse_project_file(p, &t).is_err())
-                    })
-                    .cloned()
-                    .collect();
-                st.bad_project_files = still_bad.iter().cloned().collect();
-                bad.into_iter().filter(|p| !still_bad.contains(p)).collect()
-            };
-            for path in fixed {
-                if let Some(uri) = Uri::from_file_path(&path) {
-                    client.publish_diagnostics(uri, vec![], None).await;
-                }
-            }
+/// A malformed `cwl-mcp.toml` is also reported on the file itself (cleared once fixed).
+async fn report_project_files(client: &Client, session: &Arc<Mutex<Session>>, encoding: Encoding) {
+    let (bad, fixed) = lock(session).project_file_reports();
+    for e in bad {
+        let Some(uri) = Uri::from_file_path(&e.path) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&e.path).unwrap_or_default();
+        let lines = LineIndex::from_text(&text);
+        let span = e
+            .span
+            .clone()
+            .unwrap_or(0..text.find('\n').unwrap_or(text.len()));
+        let diag = PlainDiagnostic::new(
+            span,
+            crate::base::Severity::Error,
+            crate::base::Code::Config,
+            format!("invalid cwl-mcp.toml, ignored: {}", e.message),
+        );
+        let item = convert::diagnostic(&lines, &uri, &diag, encoding);
+        client.publish_diagnostics(uri, vec![item], None).await;
+    }
+    for path in fixed {
+        if let Some(uri) = Uri::from_file_path(&path) {
+            client.publish_diagnostics(uri, vec![], None).await;
         }
     }
 }
 
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
-        let utf8 = params
-            .capabilities
+        let caps = &params.capabilities;
+        let utf8 = caps
             .general
             .as_ref()
             .and_then(|g| g.position_encodings.as_ref())
@@ -336,24 +405,33 @@ impl LanguageServer for Backend {
         } else {
             Encoding::Utf16
         };
-        let config_pull = params
-            .capabilities
-            .workspace
-            .as_ref()
-            .and_then(|w| w.configuration)
-            .unwrap_or(false);
-        self.config_pull.store(config_pull, Ordering::SeqCst);
-        let workspace = params.capabilities.workspace.as_ref();
-        let inlay = workspace
-            .and_then(|w| w.inlay_hint.as_ref())
-            .and_then(|c| c.refresh_support)
-            .unwrap_or(false);
-        let lens = workspace
-            .and_then(|w| w.code_lens.as_ref())
-            .and_then(|c| c.refresh_support)
-            .unwrap_or(false);
-        self.inlay_refresh.store(inlay, Ordering::SeqCst);
-        self.lens_refresh.store(lens, Ordering::SeqCst);
+        let workspace = caps.workspace.as_ref();
+        let features = ClientFeatures {
+            pull_diagnostics: caps
+                .text_document
+                .as_ref()
+                .is_some_and(|t| t.diagnostic.is_some()),
+            diagnostic_refresh: workspace
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                .unwrap_or(false),
+            configuration: workspace.and_then(|w| w.configuration).unwrap_or(false),
+            watch_files: workspace
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+            inlay_refresh: workspace
+                .and_then(|w| w.inlay_hint.as_ref())
+                .and_then(|c| c.refresh_support)
+                .unwrap_or(false),
+            lens_refresh: workspace
+                .and_then(|w| w.code_lens.as_ref())
+                .and_then(|c| c.refresh_support)
+                .unwrap_or(false),
+        };
+        *lock(&self.features) = features;
+        lock(&self.session).watching = features.watch_files;
+        *lock(&self.encoding) = encoding;
         let mut roots: Vec<PathBuf> = params
             .workspace_folders
             .iter()
@@ -366,21 +444,18 @@ impl LanguageServer for Backend {
         {
             roots.push(root);
         }
-        let mut problems = Vec::new();
-        {
-            let mut st = lock(&self.state);
-            st.encoding = encoding;
-            st.workspace_roots = roots;
-            if let Some(options) = params
+        let problems = {
+            let mut session = lock(&self.session);
+            session.folders = roots;
+            match params
                 .initialization_options
                 .as_ref()
                 .and_then(settings_value)
             {
-                let (layer, p) = Layer::from_json(options);
-                st.editor_layer = layer;
-                problems = p;
+                Some(options) => session.set_initialization_options(options),
+                None => Vec::new(),
             }
-        }
+        };
         for p in problems {
             self.client
                 .log_message(MessageType::WARNING, format!("cwl-mcp: {p}"))
@@ -423,14 +498,15 @@ impl LanguageServer for Backend {
                 }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
-                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(
-                    DiagnosticOptions {
+                // Pull only for clients that pull (SPEC §6): the others get pushes.
+                diagnostic_provider: features.pull_diagnostics.then(|| {
+                    DiagnosticServerCapabilities::Options(DiagnosticOptions {
                         identifier: Some("cwl-mcp".into()),
-                        inter_file_dependencies: false,
+                        inter_file_dependencies: true,
                         workspace_diagnostics: false,
                         work_done_progress_options: Default::default(),
-                    },
-                )),
+                    })
+                }),
                 ..Default::default()
             },
             server_info: Some(ServerInfo {
@@ -442,8 +518,9 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
+        self.register_watchers();
         self.pull_configuration().await;
-        self.mark_all_dirty();
+        self.reanalyse_all();
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -455,23 +532,26 @@ impl LanguageServer for Backend {
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
         let path = uri_path(&doc.uri);
-        let mut context = match &path {
-            Some(p) => DocumentContext::from_path(p),
+        let context = match &path {
+            Some(p) => {
+                let boundary = lock(&self.session).read_boundary(p);
+                DocumentContext::from_path(p).within(Some(boundary))
+            }
             None => DocumentContext::from_uri(doc.uri.as_str()),
         };
-        context.uri = doc.uri.as_str().to_string();
-        {
-            let mut st = lock(&self.state);
-            context.sandbox_root = path.as_deref().and_then(|p| st.sandbox_for(p));
-            st.docs.insert(
-                doc.uri.clone(),
-                OpenDocument {
-                    document: Document::new(doc.text, doc.version),
-                    context,
-                    path,
-                },
-            );
-        }
+        let context = DocumentContext {
+            uri: doc.uri.as_str().to_string(),
+            ..context
+        };
+        lock(&self.state).docs.insert(
+            doc.uri.clone(),
+            OpenDocument {
+                document: Document::new(doc.text, doc.version),
+                context,
+                path,
+                cached: None,
+            },
+        );
         self.start_worker();
         self.mark_dirty(doc.uri);
     }
@@ -488,9 +568,9 @@ impl LanguageServer for Backend {
                 text: c.text,
             })
             .collect();
+        let encoding = self.encoding();
         let problem = {
             let mut st = lock(&self.state);
-            let encoding = st.encoding;
             match st.docs.get_mut(&uri) {
                 None => Some(format!(
                     "change to a document that is not open: {}",
@@ -514,60 +594,70 @@ impl LanguageServer for Backend {
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
-        {
+        let affected = {
             let mut st = lock(&self.state);
             st.docs.remove(&uri);
             st.dirty.remove(&uri);
             st.published.remove(&uri);
             // Its names no longer count; documents that shared one are re-checked.
-            let names = st.tool_names.remove(&uri).unwrap_or_default();
-            let mut affected = Vec::new();
-            for name in &names {
-                affected.extend(st.other_documents_naming(&uri, name));
+            let affected = st.remove_served(&uri);
+            for other in &affected {
+                st.published.remove(other);
+                st.dirty.insert(other.clone());
             }
-            for other in affected {
-                st.published.remove(&other);
-                st.dirty.insert(other);
-            }
-        }
+            affected
+        };
         self.wake.notify_one();
-        self.client.publish_diagnostics(uri, vec![], None).await;
+        let f = self.features();
+        if !f.pull_diagnostics {
+            self.client.publish_diagnostics(uri, vec![], None).await;
+        } else if !affected.is_empty() && f.diagnostic_refresh {
+            let _ = self.client.workspace_diagnostic_refresh().await;
+        }
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        match settings_value(&params.settings) {
+        let changed = match settings_value(&params.settings) {
             Some(value) if params.settings.get("cwlMcp").is_some() => {
-                let value = value.clone();
-                self.apply_editor_settings(&value).await;
+                let applied = lock(&self.session).replace_editor_settings(value);
+                for p in applied.problems {
+                    self.client
+                        .log_message(MessageType::WARNING, format!("cwl-mcp: {p}"))
+                        .await;
+                }
+                applied.changed
             }
-            _ => self.pull_configuration().await,
+            _ => {
+                // A bare notification: the client wants us to pull.
+                let before = self.generation();
+                self.pull_configuration().await;
+                self.generation() != before
+            }
+        };
+        if changed {
+            self.reanalyse_all();
         }
-        self.mark_all_dirty();
-        // Inlay hints and code lenses depend on the settings too: ask the client to re-request
-        // them (without waiting for its answer).
-        let client = self.client.clone();
-        let (inlay, lens) = (
-            self.inlay_refresh.load(Ordering::SeqCst),
-            self.lens_refresh.load(Ordering::SeqCst),
-        );
-        tokio::spawn(async move {
-            if inlay {
-                let _ = client.inlay_hint_refresh().await;
-            }
-            if lens {
-                let _ = client.code_lens_refresh().await;
-            }
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let project = params.changes.iter().any(|c| {
+            c.uri
+                .as_str()
+                .ends_with(&format!("/{}", crate::base::project::PROJECT_FILE))
         });
+        if project {
+            lock(&self.session).reload_project_files();
+            self.reanalyse_all();
+        }
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let pos = params.text_document_position;
-        let (job, encoding, at) = self.locate(&pos.text_document.uri, pos.position)?;
+        let (model, encoding, at) = self.locate(&pos.text_document.uri, pos.position).await?;
         let items = guarded("completion", move || {
-            let items = features::completion::completion(&job.snapshot, &job.settings, at);
-            items
+            features::completion::completion(&model, at)
                 .iter()
-                .map(|c| convert::completion(&job.snapshot.lines, c, encoding))
+                .map(|c| convert::completion(&model.snapshot.lines, c, encoding))
                 .collect::<Vec<_>>()
         })
         .await?;
@@ -576,18 +666,18 @@ impl LanguageServer for Backend {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let pos = params.text_document_position_params;
-        let (job, encoding, at) = self.locate(&pos.text_document.uri, pos.position)?;
+        let (model, encoding, at) = self.locate(&pos.text_document.uri, pos.position).await?;
         guarded("hover", move || {
-            features::hover::hover(&job.snapshot, &job.settings, &job.context, at)
-                .map(|h| convert::hover(&job.snapshot.lines, &h, encoding))
+            features::hover::hover(&model, at)
+                .map(|h| convert::hover(&model.snapshot.lines, &h, encoding))
         })
         .await
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri;
-        let (job, encoding, start) = self.locate(&uri, params.range.start)?;
-        let end = job
+        let (model, encoding, start) = self.locate(&uri, params.range.start).await?;
+        let end = model
             .snapshot
             .lines
             .offset(convert::from_lsp(params.range.end), encoding)
@@ -605,15 +695,11 @@ impl LanguageServer for Backend {
         let actions = guarded("code actions", move || {
             let mut actions: Vec<CodeActionOrCommand> = Vec::new();
             if wants_fixes {
-                let fixes = features::code_actions::quick_fixes(
-                    &job.snapshot,
-                    &job.settings,
-                    &job.context,
-                    start.min(end)..start.max(end),
-                );
+                let fixes =
+                    features::code_actions::quick_fixes(&model, start.min(end)..start.max(end));
                 actions.extend(fixes.iter().map(|f| {
                     CodeActionOrCommand::CodeAction(convert::quick_fix(
-                        &job.snapshot.lines,
+                        &model.snapshot.lines,
                         &uri,
                         f,
                         &client_diagnostics,
@@ -621,9 +707,7 @@ impl LanguageServer for Backend {
                     ))
                 }));
             }
-            if wants_preview
-                && let Some(key) = preview::process_key_at(&job.snapshot, &job.context, start)
-            {
+            if wants_preview && let Some(key) = preview::process_key_at(&model, start) {
                 let command = Command {
                     title: "Preview derived MCP Tool".into(),
                     command: PREVIEW_COMMAND.into(),
@@ -646,18 +730,20 @@ impl LanguageServer for Backend {
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
-        let (job, encoding, start) = self.locate(&params.text_document.uri, params.range.start)?;
+        let (model, encoding, start) = self
+            .locate(&params.text_document.uri, params.range.start)
+            .await?;
         // A visible range reaching past the end is harmless here: it means "to the end".
-        let end = job
+        let end = model
             .snapshot
             .lines
             .offset(convert::from_lsp(params.range.end), encoding)
-            .unwrap_or(job.snapshot.text.len());
+            .unwrap_or(model.snapshot.text.len());
         let hints = guarded("inlay hints", move || {
-            features::inlay_hints::inlay_hints(&job.snapshot, &job.settings)
+            features::inlay_hints::inlay_hints(&model)
                 .iter()
                 .filter(|h| start <= h.at && h.at <= end)
-                .map(|h| convert::inlay_hint(&job.snapshot.lines, h, encoding))
+                .map(|h| convert::inlay_hint(&model.snapshot.lines, h, encoding))
                 .collect::<Vec<_>>()
         })
         .await?;
@@ -668,12 +754,12 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let job = self.job(&params.text_document.uri)?;
-        let encoding = lock(&self.state).encoding;
+        let model = self.model(&params.text_document.uri).await?.model;
+        let encoding = self.encoding();
         let symbols = guarded("document symbols", move || {
-            features::symbols::symbols(&job.snapshot)
+            features::symbols::symbols(&model)
                 .iter()
-                .map(|s| convert::symbol(&job.snapshot.lines, s, encoding))
+                .map(|s| convert::symbol(&model.snapshot.lines, s, encoding))
                 .collect::<Vec<_>>()
         })
         .await?;
@@ -700,11 +786,8 @@ impl LanguageServer for Backend {
             .get(1)
             .and_then(|v| v.as_str())
             .map(str::to_string);
-        let job = self.job(&uri)?;
-        let answer = guarded("preview", move || {
-            preview::preview(&job.snapshot, &job.settings, &job.context, key.as_deref())
-        })
-        .await?;
+        let model = self.model(&uri).await?.model;
+        let answer = guarded("preview", move || preview::preview(&model, key.as_deref())).await?;
         match answer {
             Ok(tool) => Ok(Some(tool)),
             Err(e) => Err(Error {
@@ -717,13 +800,10 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = params.text_document.uri;
-        let job = self.job(&uri)?;
-        let encoding = lock(&self.state).encoding;
-        let lines = job.snapshot.lines.clone();
-        let lenses = guarded("code lenses", move || {
-            preview::code_lenses(&job.snapshot, &job.settings, &job.context)
-        })
-        .await?;
+        let model = self.model(&uri).await?.model;
+        let encoding = self.encoding();
+        let lines = model.snapshot.lines.clone();
+        let lenses = guarded("code lenses", move || preview::code_lenses(&model)).await?;
         Ok(Some(
             lenses
                 .into_iter()
@@ -747,13 +827,13 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentDiagnosticParams,
     ) -> Result<DocumentDiagnosticReportResult> {
-        let job = self.job(&params.text_document.uri)?;
-        let encoding = lock(&self.state).encoding;
-        let lines = job.snapshot.lines.clone();
-        let diags = guarded("diagnostics", move || {
-            analysis::diagnostics(&job.snapshot, &job.settings, &job.context)
-        })
-        .await?;
+        let uri = params.text_document.uri;
+        let analysed = self.model(&uri).await?;
+        let encoding = self.encoding();
+        let model = analysed.model;
+        let diags =
+            lock(&self.state).diagnostics(&uri, &model, analysed.cached.config_error.as_ref());
+        let lines = &model.snapshot.lines;
         Ok(DocumentDiagnosticReportResult::Report(
             DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
                 related_documents: None,
@@ -761,7 +841,7 @@ impl LanguageServer for Backend {
                     result_id: None,
                     items: diags
                         .iter()
-                        .map(|d| convert::diagnostic(&lines, d, encoding))
+                        .map(|d| convert::diagnostic(lines, &uri, d, encoding))
                         .collect(),
                 },
             }),

@@ -1,7 +1,7 @@
 //! Conversions between the analysis's plain data and LSP types. Nothing else knows LSP.
 use tower_lsp_server::ls_types as lsp;
 
-use crate::analysis::{Diagnostic, Severity};
+use crate::base::{Diagnostic, Severity};
 use crate::document::{Encoding, LineIndex, Position};
 
 pub fn range(lines: &LineIndex, span: &std::ops::Range<usize>, enc: Encoding) -> lsp::Range {
@@ -27,13 +27,49 @@ pub fn severity(s: Severity) -> lsp::DiagnosticSeverity {
     }
 }
 
-pub fn diagnostic(lines: &LineIndex, d: &Diagnostic, enc: Encoding) -> lsp::Diagnostic {
+/// A diagnostic of the document `uri`, with its code's documentation link and related places.
+pub fn diagnostic(
+    lines: &LineIndex,
+    uri: &lsp::Uri,
+    d: &Diagnostic,
+    enc: Encoding,
+) -> lsp::Diagnostic {
+    let related: Vec<lsp::DiagnosticRelatedInformation> = d
+        .related
+        .iter()
+        .filter_map(|r| {
+            let location = match (&r.uri, r.line) {
+                (Some(other), Some(line)) => lsp::Location {
+                    uri: other.parse().ok()?,
+                    range: lsp::Range::new(
+                        lsp::Position::new(line, 0),
+                        lsp::Position::new(line, 0),
+                    ),
+                },
+                _ => lsp::Location {
+                    uri: uri.clone(),
+                    range: range(lines, &r.span, enc),
+                },
+            };
+            Some(lsp::DiagnosticRelatedInformation {
+                location,
+                message: r.message.clone(),
+            })
+        })
+        .collect();
     lsp::Diagnostic {
         range: range(lines, &d.span, enc),
         severity: Some(severity(d.severity)),
         code: Some(lsp::NumberOrString::String(d.code.to_string())),
+        code_description: d
+            .code
+            .doc_url()
+            .parse()
+            .ok()
+            .map(|href| lsp::CodeDescription { href }),
         source: Some("cwl-mcp".to_string()),
         message: d.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
         ..Default::default()
     }
 }
@@ -41,7 +77,7 @@ pub fn diagnostic(lines: &LineIndex, d: &Diagnostic, enc: Encoding) -> lsp::Diag
 // ---------------------------------------------------------------------------------------------
 // Editor features (`crate::features`).
 
-use crate::features::Edit;
+use crate::base::Edit;
 use crate::features::code_actions::Fix;
 use crate::features::completion::{Completion, CompletionKind};
 use crate::features::hover::Hover;

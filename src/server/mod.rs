@@ -3,6 +3,7 @@
 mod backend;
 pub mod convert;
 mod frames;
+mod session;
 pub mod state;
 
 pub use backend::Backend;

@@ -1,112 +1,177 @@
-//! The server's mutable state: open documents and settings. All mutations happen here, under
-//! one synchronous lock, before any `.await` (tower-lsp runs handlers concurrently).
+//! The open documents: their text, and the model of their current version. All mutations
+//! happen under one synchronous lock, before any `.await` (tower-lsp runs handlers
+//! concurrently); models are built outside it, once per (version, settings generation).
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 use tower_lsp_server::ls_types::Uri;
 
-use crate::analysis::DocumentContext;
-use crate::config::{self, ConfigError, Layer};
-use crate::document::{Document, Encoding, Snapshot};
-use crate::settings::Settings;
+use crate::base::project::ConfigError;
+use crate::base::{Code, Diagnostic, DocumentContext, Settings, Severity};
+use crate::document::{Document, Snapshot};
+use crate::model::Model;
+use crate::model::analysis::sort;
+use crate::model::workspace::{self, ServedName};
+
+/// The model of one version of a document under one settings generation, built once by
+/// whichever request or job needs it first; the others wait for it and share it.
+pub type ModelCell = Arc<OnceLock<Arc<Model>>>;
 
 pub struct OpenDocument {
     pub document: Document,
     pub context: DocumentContext,
     pub path: Option<PathBuf>,
+    /// `(version, generation)` of `model`.
+    pub cached: Option<((i32, u64), Cached)>,
+}
+
+/// What is cached per document version: its settings, their project-file error, the model.
+#[derive(Clone)]
+pub struct Cached {
+    pub settings: Settings,
+    pub config_error: Option<ConfigError>,
+    pub model: ModelCell,
 }
 
 #[derive(Default)]
 pub struct State {
     pub docs: HashMap<Uri, OpenDocument>,
-    pub encoding: Encoding,
-    /// Settings the user set explicitly in the editor.
-    pub editor_layer: Layer,
-    pub workspace_roots: Vec<PathBuf>,
-    /// Documents whose diagnostics must be recomputed and published.
+    /// Documents whose diagnostics must be recomputed.
     pub dirty: HashSet<Uri>,
-    /// Project files currently reported as malformed.
-    pub bad_project_files: HashSet<PathBuf>,
     pub shutting_down: bool,
-    /// Bumped whenever settings change, so that the same version is re-analysed and
-    /// republished under the new settings, but never published twice otherwise.
-    pub generation: u64,
-    /// The (version, generation) last published per document.
+    /// The `(version, generation)` last published per document (push clients).
     pub published: HashMap<Uri, (i32, u64)>,
-    /// The MCP Tool names each open document derives, for workspace-wide duplicates.
-    pub tool_names: HashMap<Uri, Vec<String>>,
+    /// The names each open document serves (for cross-document `tool-name-duplicate`).
+    pub served: HashMap<Uri, Vec<ServedName>>,
 }
 
-/// What an analysis run needs, taken under the lock and used outside it.
+/// What building a model needs, taken under the lock and used outside it.
 #[derive(Clone)]
 pub struct Job {
     pub uri: Uri,
     pub snapshot: Snapshot,
-    pub settings: Settings,
     pub context: DocumentContext,
-    pub config_error: Option<ConfigError>,
-    pub generation: u64,
+    pub path: Option<PathBuf>,
+    pub key: (i32, u64),
+    /// Set when the document already has a cache entry for `key`.
+    pub cached: Option<Cached>,
 }
 
 impl State {
-    /// The workspace root that holds `path`, if any.
-    fn root_of(&self, path: &Path) -> Option<&Path> {
-        self.workspace_roots
-            .iter()
-            .filter(|r| path.starts_with(r))
-            .max_by_key(|r| r.as_os_str().len())
-            .map(PathBuf::as_path)
-    }
-
-    /// Effective settings for a document, with the error of a malformed project file.
-    pub fn settings_for(&self, path: Option<&Path>) -> (Settings, Option<ConfigError>) {
-        let (project, error) = match path.and_then(Path::parent) {
-            Some(dir) => match config::load_project_layer(dir, self.root_of(dir)) {
-                Ok(found) => (found.map(|(_, l)| l).unwrap_or_default(), None),
-                Err(e) => (Layer::default(), Some(e)),
-            },
-            None => (Layer::default(), None),
-        };
-        (Layer::resolve(&[&project, &self.editor_layer]), error)
-    }
-
-    pub fn job(&self, uri: &Uri) -> Option<Job> {
+    /// The job of an open document under settings generation `generation`.
+    pub fn job(&self, uri: &Uri, generation: u64) -> Option<Job> {
         let doc = self.docs.get(uri)?;
-        let (settings, config_error) = self.settings_for(doc.path.as_deref());
+        let key = (doc.document.version(), generation);
         Some(Job {
             uri: uri.clone(),
             snapshot: doc.document.snapshot(),
-            settings,
             context: doc.context.clone(),
-            config_error,
-            generation: self.generation,
+            path: doc.path.clone(),
+            key,
+            cached: doc
+                .cached
+                .as_ref()
+                .filter(|(k, _)| *k == key)
+                .map(|(_, c)| c.clone()),
         })
     }
 
-    /// The folder local reads of a document must stay in (SPEC §9): its workspace folder, else
-    /// the nearest parent holding `.git` or `cwl-mcp.toml`, else its own folder.
-    pub fn sandbox_for(&self, path: &Path) -> Option<PathBuf> {
-        let dir = path.parent()?;
-        if let Some(root) = self.root_of(dir) {
-            return Some(root.to_path_buf());
+    /// Stores `cached` for `uri` at `key` unless the document moved on; returns the entry in
+    /// place (another request may have stored one first).
+    pub fn store(&mut self, uri: &Uri, key: (i32, u64), cached: Cached) -> Cached {
+        let Some(doc) = self.docs.get_mut(uri) else {
+            return cached;
+        };
+        if doc.document.version() != key.0 {
+            return cached;
         }
-        let marked = dir
-            .ancestors()
-            .find(|d| d.join(".git").exists() || d.join(config::PROJECT_FILE).is_file());
-        Some(marked.unwrap_or(dir).to_path_buf())
-    }
-
-    /// Open documents other than `uri` that derive `name`.
-    pub fn other_documents_naming(&self, uri: &Uri, name: &str) -> Vec<Uri> {
-        self.tool_names
-            .iter()
-            .filter(|(u, names)| *u != uri && names.iter().any(|n| n == name))
-            .map(|(u, _)| u.clone())
-            .collect()
+        match &doc.cached {
+            Some((k, existing)) if *k == key => existing.clone(),
+            _ => {
+                doc.cached = Some((key, cached.clone()));
+                cached
+            }
+        }
     }
 
     pub fn version(&self, uri: &Uri) -> Option<i32> {
         self.docs.get(uri).map(|d| d.document.version())
+    }
+
+    /// Records the names `uri` serves; returns the other documents whose cross-document
+    /// diagnostics may change (they shared an old or a new name).
+    pub fn set_served(&mut self, uri: &Uri, names: Vec<ServedName>) -> Vec<Uri> {
+        let old = self
+            .served
+            .insert(uri.clone(), names.clone())
+            .unwrap_or_default();
+        let same = |a: &[ServedName], b: &[ServedName]| {
+            a.iter().map(|n| &n.name).eq(b.iter().map(|n| &n.name))
+        };
+        if same(&old, &names) {
+            return Vec::new();
+        }
+        self.sharing(uri, old.iter().chain(names.iter()).map(|n| n.name.as_str()))
+    }
+
+    /// Forgets `uri`'s names; returns the documents that shared one.
+    pub fn remove_served(&mut self, uri: &Uri) -> Vec<Uri> {
+        let old = self.served.remove(uri).unwrap_or_default();
+        self.sharing(uri, old.iter().map(|n| n.name.as_str()))
+    }
+
+    fn sharing<'n>(&self, uri: &Uri, names: impl Iterator<Item = &'n str>) -> Vec<Uri> {
+        let names: HashSet<&str> = names.collect();
+        let mut out: Vec<Uri> = self
+            .served
+            .iter()
+            .filter(|(u, served)| {
+                *u != uri && served.iter().any(|n| names.contains(n.name.as_str()))
+            })
+            .map(|(u, _)| u.clone())
+            .collect();
+        out.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        out
+    }
+
+    /// The diagnostics of `uri` as every surface shows them (push and pull alike): the model's
+    /// own, the cross-document ones over the open documents, and a malformed `cwl-mcp.toml`
+    /// that governs it.
+    pub fn diagnostics(
+        &self,
+        uri: &Uri,
+        model: &Model,
+        config_error: Option<&ConfigError>,
+    ) -> Vec<Diagnostic> {
+        let mut out = model.diagnostics().to_vec();
+        let mine = workspace::served_names(model, workspace::Scope::Diagnosed);
+        let mut documents = vec![(uri.as_str().to_string(), mine)];
+        documents.extend(
+            self.served
+                .iter()
+                .filter(|(u, _)| *u != uri)
+                .map(|(u, names)| (u.as_str().to_string(), names.clone())),
+        );
+        documents[1..].sort_by(|a, b| a.0.cmp(&b.0));
+        out.extend(workspace::duplicates_across(0, &documents));
+        if let Some(e) = config_error {
+            let text = model.text();
+            let end = text.find('\n').unwrap_or(text.len());
+            let end = text[..end].trim_end_matches('\r').len();
+            out.push(Diagnostic::new(
+                0..end,
+                Severity::Error,
+                Code::Config,
+                format!(
+                    "the project file {} is malformed and ignored (built-in settings apply): {}",
+                    e.path.display(),
+                    e.message
+                ),
+            ));
+        }
+        sort(&mut out);
+        out
     }
 }
 

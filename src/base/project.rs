@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::settings::{Profile, ProtocolVersion, Settings};
+use crate::base::settings::{Profile, ProtocolVersion, Settings};
 
 pub const PROJECT_FILE: &str = "cwl-mcp.toml";
 

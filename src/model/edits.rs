@@ -4,8 +4,8 @@
 use crate::cwl::{CwlView, EXTENSION_NS};
 use crate::document::yaml::{Kind, Node, Resolved, Style};
 
-use super::Edit;
-use super::outline::{self, Line};
+use crate::base::Edit;
+use crate::document::outline::{self, Line};
 
 /// The line break the document uses.
 pub fn newline(text: &str) -> &'static str {
@@ -259,8 +259,8 @@ pub fn extension_prefix(bound: Option<&str>, is_taken: impl Fn(&str) -> bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::apply_edits;
     use crate::document::yaml::YamlDoc;
-    use crate::features::apply_edits;
 
     fn bind(text: &str) -> String {
         let doc = YamlDoc::parse(text);

@@ -1,17 +1,18 @@
-//! The derived MCP Tools of one document: which processes become Tools, their derivation, and
-//! where each problem sits in the text. Diagnostics, the CLI (`derive`, `tools-list`) and the
-//! server's preview all read this one function's result.
+//! The derived MCP Tool of each process of a model: its derivation, and where each problem sits
+//! in the text. Diagnostics, `derive`, `tools-list`, the preview, lenses and hover read these
+//! entries through the [`Model`].
 use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::analysis::{Diagnostic, DocumentContext, Severity};
-use crate::cwl::{self, CwlView, PathSeg, Process};
+use crate::base::{Code, Diagnostic, Severity};
+use crate::cwl::{self, PathSeg, Process};
 use crate::derive::view::{Location, derive_process};
-use crate::derive::{Derivation, DeriveOptions, Problem, codes};
+use crate::derive::{Derivation, DeriveOptions, Problem};
 use crate::document::yaml::YamlDoc;
 use crate::hint::validate::process_hints;
-use crate::settings::{Profile, Settings};
+
+use super::Model;
 
 /// One process and the Tool derived from it.
 #[derive(Clone, Debug)]
@@ -50,80 +51,54 @@ impl ToolEntry {
     }
 }
 
-/// Whether a process becomes a Tool worth diagnosing under the profile: every process under
-/// `cwl2mcp` (the exporter exports them all), only hinted ones under `extension`.
-pub fn diagnosed(profile: Profile, hinted: bool) -> bool {
-    hinted || profile == Profile::Cwl2mcp
-}
-
-/// Derives the Tool of every process of the document (`only`: restrict to the processes for
-/// which it returns true, to save work).
-pub fn derive_document(
-    yaml: &YamlDoc,
-    view: &CwlView,
-    settings: &Settings,
-    context: &DocumentContext,
-    only: &dyn Fn(&Process, bool) -> bool,
-) -> Vec<ToolEntry> {
-    let wanted: Vec<(usize, bool)> = view
-        .processes
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (i, process_hints(view, p).hint.is_some()))
-        .filter(|(i, hinted)| only(&view.processes[*i], *hinted))
-        .collect();
-    if wanted.is_empty() {
-        return Vec::new();
-    }
-    // The whole document's JSON is built only when a derivation needs it (see `schema_memo`).
-    let mut root: Option<Option<Value>> = None;
-    let opts = DeriveOptions::from_settings(settings);
+/// Derives the Tool of process `index` of the model's view.
+pub(super) fn derive_entry(model: &Model, index: usize) -> ToolEntry {
+    let yaml = model.yaml();
+    let view = model.view();
+    let context = &model.context;
+    let process = &view.processes[index];
+    let hints = process_hints(view, process);
+    let hinted = hints.hint.is_some();
+    let anchor = hints
+        .hint
+        .and_then(|h| h.class_node.map(|n| n.span.clone()))
+        .unwrap_or_else(|| process.class_pair.key.span.clone());
+    let opts = DeriveOptions::from_settings(&model.settings);
     let location = Location {
         path: context.path.as_deref(),
         sandbox_root: context.sandbox_root.as_deref(),
     };
-    let mut out = Vec::new();
-    for (index, hinted) in wanted {
-        let process = &view.processes[index];
-        let hints = process_hints(view, process);
-        let anchor = hints
-            .hint
-            .and_then(|h| h.class_node.map(|n| n.span.clone()))
-            .unwrap_or_else(|| process.class_pair.key.span.clone());
-        let derivation =
-            match derive_memoized(yaml, view, process, context, location, &opts, &mut root) {
-                Some(d) => d,
-                None => Derivation {
-                    tool: None,
-                    problems: vec![Problem {
-                        code: codes::TYPE_TOO_COMPLEX,
-                        message:
-                            "the document expands to too many values (YAML aliases nested too \
-                              deep); no Tool is derived"
-                                .into(),
-                        path: Vec::new(),
-                        blocking: true,
-                    }],
-                },
-            };
-        let located = derivation
-            .problems
-            .iter()
-            .map(|p| (p.clone(), problem_span(yaml, process, &p.path, &anchor)))
-            .collect();
-        out.push(ToolEntry {
-            key: process.key.clone().unwrap_or_else(|| context.uri.clone()),
-            id: process.id.map(str::to_string),
-            process_index: index,
-            hinted,
-            inline: process.inline,
-            anchor,
-            span: process.node.span.clone(),
-            derivation,
-            located,
-        });
+    let derivation = match derive_memoized(model, process, location, &opts) {
+        Some(d) => d,
+        None => Derivation {
+            tool: None,
+            problems: vec![Problem {
+                code: Code::TypeTooComplex,
+                message: "the document expands to too many values (YAML aliases nested too \
+                          deep); no Tool is derived"
+                    .into(),
+                path: Vec::new(),
+                blocking: true,
+            }],
+            ..Derivation::default()
+        },
+    };
+    let located = derivation
+        .problems
+        .iter()
+        .map(|p| (p.clone(), problem_span(yaml, process, &p.path, &anchor)))
+        .collect();
+    ToolEntry {
+        key: process.key.clone().unwrap_or_else(|| context.uri.clone()),
+        id: process.id.map(str::to_string),
+        process_index: index,
+        hinted,
+        inline: process.inline,
+        anchor,
+        span: process.node.span.clone(),
+        derivation,
+        located,
     }
-    out
 }
 
 /// The span of the node a problem's path names: the key of the last mapping step when there is
@@ -169,19 +144,16 @@ fn parent_key_span(yaml: &YamlDoc, process: &Process, path: &[PathSeg]) -> Optio
     }
 }
 
-/// The diagnostics derivation adds to the view's: `mcp-schema`, the engine's problems, and
-/// `tool-name-duplicate` within the document.
-pub fn diagnostics(entries: &[ToolEntry], profile: Profile) -> Vec<Diagnostic> {
+/// The diagnostics derivation adds to the view's, over the entries the profile serves:
+/// `mcp-schema`, the engine's problems, and `tool-name-duplicate` within the document.
+pub fn diagnostics(entries: &[&ToolEntry]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for entry in entries {
-        if !diagnosed(profile, entry.hinted) {
-            continue;
-        }
         for (problem, span) in &entry.located {
             if problem.also_reported_by_view() {
                 continue;
             }
-            let severity = if problem.blocking || problem.code == codes::MCP_SCHEMA {
+            let severity = if problem.blocking || problem.code == Code::McpSchema {
                 Severity::Error
             } else {
                 Severity::Warning
@@ -195,27 +167,29 @@ pub fn diagnostics(entries: &[ToolEntry], profile: Profile) -> Vec<Diagnostic> {
         }
     }
     for (i, entry) in entries.iter().enumerate() {
-        if !diagnosed(profile, entry.hinted) {
-            continue;
-        }
         let Some(name) = entry.name() else { continue };
-        let others: Vec<&ToolEntry> = entries
+        let other = entries
             .iter()
             .enumerate()
-            .filter(|(j, e)| *j != i && diagnosed(profile, e.hinted) && e.name() == Some(name))
-            .map(|(_, e)| e)
-            .collect();
-        if let Some(other) = others.first() {
-            out.push(Diagnostic::new(
+            .find(|(j, e)| *j != i && e.name() == Some(name));
+        if let Some((_, other)) = other {
+            let mut d = Diagnostic::new(
                 entry.anchor.clone(),
                 Severity::Warning,
-                "tool-name-duplicate",
+                Code::ToolNameDuplicate,
                 format!(
                     "the MCP tool name `{name}` is also derived for the process `{}` in this \
                      document; names must be unique within a server",
                     other.key
                 ),
-            ));
+            );
+            d.related.push(crate::base::Related {
+                uri: None,
+                span: other.anchor.clone(),
+                line: None,
+                message: format!("`{name}` is also derived here"),
+            });
+            out.push(d);
         }
     }
     out
@@ -243,24 +217,22 @@ pub fn sorted(tool: &Value) -> Value {
 /// its `inputs`/`outputs`, and takes the schemas, and the problems found in them, from the memo.
 /// `None` when the document's JSON cannot be built (alias bombs).
 fn derive_memoized(
-    yaml: &YamlDoc,
-    view: &CwlView,
+    model: &Model,
     process: &Process,
-    context: &DocumentContext,
     location: Location,
     opts: &DeriveOptions,
-    root: &mut Option<Option<Value>>,
 ) -> Option<Derivation> {
-    let full = |root: &mut Option<Option<Value>>| {
-        let json = root.get_or_insert_with(|| yaml.to_json());
-        json.as_ref()
+    let (yaml, view, context) = (model.yaml(), model.view(), &model.context);
+    let full = || {
+        model
+            .json()
             .map(|r| derive_process(r, view, process, context, location, opts))
     };
     if !process.path.is_empty() {
-        return full(root);
+        return full();
     }
     let Some(text) = yaml.text.clone() else {
-        return full(root);
+        return full();
     };
     // The key shares the snapshot's text: nothing is copied on a keystroke.
     let key = schema_memo::Key {
@@ -299,7 +271,7 @@ fn derive_memoized(
         derivation.problems.extend(part.problems.iter().cloned());
         return Some(derivation);
     }
-    let derivation = full(root)?;
+    let derivation = full()?;
     if let (Some(tool), Some(head)) = (&derivation.tool, header(yaml)) {
         let problems = derivation
             .problems

@@ -1,0 +1,53 @@
+//! The document's own diagnostics: YAML syntax, the hint rules, and what derivation finds.
+use crate::base::{Code, Diagnostic, Severity};
+use crate::hint::validate;
+
+use super::{Model, tools};
+
+/// Every diagnostic of the document (not the cross-document ones), sorted by position, each
+/// once.
+pub(super) fn diagnostics(model: &Model) -> Vec<Diagnostic> {
+    let yaml = model.yaml();
+    let mut out: Vec<Diagnostic> = yaml
+        .errors
+        .iter()
+        .map(|e| {
+            Diagnostic::new(
+                e.span.clone(),
+                Severity::Error,
+                Code::YamlSyntax,
+                &e.message,
+            )
+        })
+        .collect();
+    out.extend(validate::validate(
+        model.view(),
+        yaml,
+        &model.snapshot,
+        &model.settings,
+        &model.context,
+    ));
+    out.extend(tools::diagnostics(&model.diagnosed()));
+    sort(&mut out);
+    out
+}
+
+/// The order every surface lists diagnostics in, without repeats.
+pub fn sort(diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    diagnostics.dedup();
+}
+
+/// A deliberate panic for the robustness tests (tests/robust_lsp.rs): in debug builds only,
+/// analysis panics on a text that contains the non-empty value of the environment variable
+/// `CWL_MCP_TEST_PANIC_MARKER`. Release builds do not contain this code.
+#[cfg(debug_assertions)]
+pub(super) fn test_panic_hook(text: &str) {
+    if let Some(marker) = std::env::var_os("CWL_MCP_TEST_PANIC_MARKER")
+        && let Some(marker) = marker.to_str()
+        && !marker.is_empty()
+        && text.contains(marker)
+    {
+        panic!("deliberate test panic (CWL_MCP_TEST_PANIC_MARKER)");
+    }
+}

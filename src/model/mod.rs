@@ -1,0 +1,272 @@
+//! The model of one analysed document: built once per (text version, settings, place) and read
+//! by every surface — push and pull diagnostics, `check`, `derive`, `tools-list`, the preview,
+//! code lenses, hover, inlay hints, quick fixes and completion. Nothing above this layer runs
+//! the analysis again; a surface that needs something the model does not hold adds it here.
+//!
+//! - [`Model::diagnostics`]: the document's own diagnostics (SPEC §5), sorted, each once;
+//!   cross-document ones come from [`workspace`] over the models of a workspace.
+//! - [`Model::entry`]: the derived Tool of each process (lazily for processes that no
+//!   diagnostic needs), [`Model::served`] the ones a server would list (SPEC §10).
+//! - [`Model::fixes`]: the quick fixes of every diagnostic, computed once on first use.
+//! - [`Model::current_tool`]: the one answer to "which Tool does this text give": refused
+//!   while the YAML is broken (SPEC §4, issue 9 item 8).
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+
+use crate::base::{Code, Diagnostic, DocumentContext, Settings};
+use crate::cwl::CwlView;
+use crate::document::Snapshot;
+use crate::document::yaml::YamlDoc;
+
+pub mod analysis;
+pub mod edits;
+pub mod effective;
+pub mod fixes;
+pub mod tools;
+pub mod workspace;
+
+pub use tools::ToolEntry;
+
+self_cell::self_cell!(
+    /// The YAML value tree and the CWL view that borrows it.
+    struct Parsed {
+        owner: Arc<YamlDoc>,
+        #[covariant]
+        dependent: CwlView,
+    }
+);
+
+/// One analysed snapshot. Cheap to share (`Arc<Model>`); immutable once built.
+pub struct Model {
+    pub snapshot: Snapshot,
+    pub settings: Settings,
+    pub context: DocumentContext,
+    parsed: Parsed,
+    /// One slot per process of the view, derived on first use.
+    entries: Vec<OnceLock<ToolEntry>>,
+    /// The document's JSON value, built when a derivation needs it (`None`: alias bomb).
+    json: OnceLock<Option<Value>>,
+    diagnostics: Vec<Diagnostic>,
+    fixes: OnceLock<Vec<fixes::Fix>>,
+}
+
+/// Why no Tool is presented as the current one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// No process matches the selector (or the document has none).
+    NoProcess(String),
+    /// The text has YAML syntax errors: (line, message) of each.
+    Syntax(Vec<(u32, String)>),
+    /// The process's Tool cannot be derived: (line, message, code) of each blocking problem.
+    Blocked(Vec<(u32, String, Code)>),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::NoProcess(what) => write!(f, "{what}"),
+            Refusal::Syntax(errors) => {
+                let listed: Vec<String> = errors
+                    .iter()
+                    .map(|(line, m)| format!("line {}: {m} [yaml-syntax]", line + 1))
+                    .collect();
+                write!(
+                    f,
+                    "the MCP Tool cannot be derived: the YAML has syntax errors: {}",
+                    listed.join("; ")
+                )
+            }
+            Refusal::Blocked(reasons) => {
+                let listed: Vec<String> = reasons
+                    .iter()
+                    .map(|(line, m, code)| format!("line {}: {m} [{code}]", line + 1))
+                    .collect();
+                write!(f, "the MCP Tool cannot be derived: {}", listed.join("; "))
+            }
+        }
+    }
+}
+
+impl Model {
+    /// Analyses `snapshot` under `settings` for the document at `context`.
+    pub fn new(snapshot: Snapshot, settings: Settings, context: DocumentContext) -> Model {
+        #[cfg(debug_assertions)]
+        analysis::test_panic_hook(&snapshot.text);
+        let yaml = Arc::new(YamlDoc::build(&snapshot));
+        let parsed = Parsed::new(yaml, |yaml| CwlView::new(yaml));
+        let count = parsed.borrow_dependent().processes.len();
+        let mut model = Model {
+            snapshot,
+            settings,
+            context,
+            parsed,
+            entries: (0..count).map(|_| OnceLock::new()).collect(),
+            json: OnceLock::new(),
+            diagnostics: Vec::new(),
+            fixes: OnceLock::new(),
+        };
+        model.diagnostics = analysis::diagnostics(&model);
+        model
+    }
+
+    /// A model of `text` parsed from scratch (the CLI, tests).
+    pub fn of_text(text: &str, settings: Settings, context: DocumentContext) -> Model {
+        Model::new(Snapshot::parse(text, 0), settings, context)
+    }
+
+    pub fn text(&self) -> &str {
+        &self.snapshot.text
+    }
+
+    pub fn yaml(&self) -> &YamlDoc {
+        self.parsed.borrow_owner()
+    }
+
+    pub fn view(&self) -> &CwlView<'_> {
+        self.parsed.borrow_dependent()
+    }
+
+    /// The document's own diagnostics, sorted by position, each once.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Whether the current text has YAML syntax errors.
+    pub fn syntax_broken(&self) -> bool {
+        !self.yaml().errors.is_empty()
+    }
+
+    /// The document's JSON value (aliases expanded), built once.
+    pub(crate) fn json(&self) -> Option<&Value> {
+        self.json.get_or_init(|| self.yaml().to_json()).as_ref()
+    }
+
+    /// The derived Tool of process `index` of the view.
+    pub fn entry(&self, index: usize) -> &ToolEntry {
+        self.entries[index].get_or_init(|| tools::derive_entry(self, index))
+    }
+
+    /// Every process's entry, in document order.
+    pub fn entries(&self) -> impl Iterator<Item = &ToolEntry> {
+        (0..self.entries.len()).map(|i| self.entry(i))
+    }
+
+    /// The entries a server built from this document lists (SPEC §10): under `cwl2mcp` every
+    /// process, as the exporter; under `extension` the processes with an `mcp:Tool` hint when
+    /// any has one, else the document's entry process (`#main`, or the root process).
+    pub fn served(&self) -> Vec<&ToolEntry> {
+        let view = self.view();
+        let hinted = |i: usize| {
+            crate::hint::validate::process_hints(view, &view.processes[i])
+                .hint
+                .is_some()
+        };
+        match self.settings.profile {
+            crate::base::Profile::Cwl2mcp => self.entries().collect(),
+            crate::base::Profile::Extension if (0..self.entries.len()).any(hinted) => {
+                (0..self.entries.len())
+                    .filter(|i| hinted(*i))
+                    .map(|i| self.entry(i))
+                    .collect()
+            }
+            crate::base::Profile::Extension => self.select(None).into_iter().collect(),
+        }
+    }
+
+    /// The entries whose problems are diagnostics (SPEC §5): every process under `cwl2mcp`,
+    /// the processes with a hint under `extension` (a document without hints gets none).
+    pub fn diagnosed(&self) -> Vec<&ToolEntry> {
+        let view = self.view();
+        (0..self.entries.len())
+            .filter(|i| {
+                self.settings.profile == crate::base::Profile::Cwl2mcp
+                    || crate::hint::validate::process_hints(view, &view.processes[*i])
+                        .hint
+                        .is_some()
+            })
+            .map(|i| self.entry(i))
+            .collect()
+    }
+
+    /// The entry `selector` names (a key, an id as written, or an id without `#`); `None`: the
+    /// document's root process, or `main` / the first item of a `$graph`.
+    pub fn select(&self, selector: Option<&str>) -> Result<&ToolEntry, Refusal> {
+        let found = match selector {
+            Some(k) => self.entries().find(|e| e.matches(k)),
+            None => self
+                .entries()
+                .find(|e| !e.inline && e.matches("main"))
+                .or_else(|| self.entries().find(|e| !e.inline)),
+        };
+        found.ok_or_else(|| {
+            Refusal::NoProcess(match selector {
+                Some(k) => format!("no process `{k}` in this document"),
+                None => "no CWL process in this document".into(),
+            })
+        })
+    }
+
+    /// The Tool this text gives for `entry`, as `derive` prints it and the preview shows it, or
+    /// why there is none: broken YAML refuses every Tool, then any blocking problem.
+    pub fn current_tool<'m>(&'m self, entry: &'m ToolEntry) -> Result<&'m Value, Refusal> {
+        if self.syntax_broken() {
+            return Err(Refusal::Syntax(
+                self.yaml()
+                    .errors
+                    .iter()
+                    .map(|e| (self.line_of(e.span.start), e.message.clone()))
+                    .collect(),
+            ));
+        }
+        if entry.derivation.is_refused() {
+            return Err(Refusal::Blocked(
+                entry
+                    .located
+                    .iter()
+                    .filter(|(p, _)| p.blocking)
+                    .map(|(p, span)| (self.line_of(span.start), p.message.clone(), p.code))
+                    .collect(),
+            ));
+        }
+        Ok(entry.derivation.tool.as_ref().expect("not refused"))
+    }
+
+    /// The 0-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> u32 {
+        self.snapshot
+            .lines
+            .position(offset, crate::document::Encoding::Chars)
+            .line
+    }
+
+    /// The quick fixes of every diagnostic of the document, computed on first use.
+    pub fn fixes(&self) -> &[fixes::Fix] {
+        self.fixes.get_or_init(|| fixes::fixes(self))
+    }
+
+    /// The fixes of the diagnostics that touch `range` (bytes).
+    pub fn fixes_in(&self, range: Range<usize>) -> Vec<&fixes::Fix> {
+        self.fixes()
+            .iter()
+            .filter(|f| {
+                f.diagnostics
+                    .iter()
+                    .any(|(_, s)| s.start <= range.end && range.start <= s.end)
+            })
+            .collect()
+    }
+}
+
+/// The diagnostics of `snapshot` (a model built and dropped): for callers that need nothing
+/// else, such as tests and fuzz targets.
+pub fn diagnostics(
+    snapshot: &Snapshot,
+    settings: &Settings,
+    context: &DocumentContext,
+) -> Vec<Diagnostic> {
+    Model::new(snapshot.clone(), settings.clone(), context.clone())
+        .diagnostics()
+        .to_vec()
+}

@@ -1,0 +1,126 @@
+//! Cross-document rules over the Tools a set of documents serves (SPEC §5, §10):
+//! `tool-name-duplicate` across documents. The server (over its documents), `check DIR` and
+//! `tools-list DIR` call this one function.
+use std::ops::Range;
+
+use crate::base::{Code, Diagnostic, Related, Severity};
+
+/// One served Tool name of one document: where it is declared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServedName {
+    pub name: String,
+    pub anchor: Range<usize>,
+    /// 0-based line of the anchor (for `relatedInformation` in other documents).
+    pub line: u32,
+}
+
+/// Which names of a model take part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The names of the Tools that get diagnostics (`check`, the editor): a document without
+    /// hints under `extension` takes no part, so that it gets no diagnostics (SPEC §5).
+    Diagnosed,
+    /// Every served Tool (`tools-list`: what one MCP server would list).
+    Served,
+}
+
+/// The names of a model's Tools in `scope`, in document order.
+pub fn served_names(model: &super::Model, scope: Scope) -> Vec<ServedName> {
+    let entries = match scope {
+        Scope::Diagnosed => model.diagnosed(),
+        Scope::Served => model.served(),
+    };
+    let served: Vec<usize> = model.served().iter().map(|e| e.process_index).collect();
+    entries
+        .into_iter()
+        .filter(|e| served.contains(&e.process_index))
+        .filter_map(|e| {
+            Some(ServedName {
+                name: e.name()?.to_string(),
+                anchor: e.anchor.clone(),
+                line: model.line_of(e.anchor.start),
+            })
+        })
+        .collect()
+}
+
+/// The `tool-name-duplicate` diagnostics of document `this` (an index into `documents`), for
+/// names that another document of the set also serves. `documents`: (display name or URI,
+/// served names). Duplicates within one document are the model's own diagnostics.
+pub fn duplicates_across(this: usize, documents: &[(String, Vec<ServedName>)]) -> Vec<Diagnostic> {
+    let Some((_, mine)) = documents.get(this) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for served in mine {
+        let others: Vec<(&String, &ServedName)> = documents
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != this)
+            .flat_map(|(_, (doc, names))| {
+                names
+                    .iter()
+                    .filter(|n| n.name == served.name)
+                    .map(move |n| (doc, n))
+            })
+            .collect();
+        let Some((first_doc, _)) = others.first() else {
+            continue;
+        };
+        let file = first_doc.rsplit('/').next().unwrap_or(first_doc);
+        let mut d = Diagnostic::new(
+            served.anchor.clone(),
+            Severity::Warning,
+            Code::ToolNameDuplicate,
+            format!(
+                "the MCP tool name `{}` is also derived by `{file}`; names must be unique \
+                 within a server",
+                served.name
+            ),
+        );
+        d.related = others
+            .iter()
+            .map(|(doc, n)| Related {
+                uri: Some((*doc).clone()),
+                span: n.anchor.clone(),
+                line: Some(n.line),
+                message: format!("`{}` is also derived here", n.name),
+            })
+            .collect();
+        out.push(d);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(n: &str, line: u32) -> ServedName {
+        ServedName {
+            name: n.into(),
+            anchor: 0..1,
+            line,
+        }
+    }
+
+    #[test]
+    fn a_name_served_twice_is_reported_in_each_document_with_the_other_place() {
+        let docs = vec![
+            (
+                "file:///w/a.cwl".to_string(),
+                vec![name("echo", 3), name("solo", 9)],
+            ),
+            ("file:///w/b.cwl".to_string(), vec![name("echo", 7)]),
+        ];
+        let a = duplicates_across(0, &docs);
+        assert_eq!(a.len(), 1);
+        assert!(a[0].message.contains("`b.cwl`"), "{}", a[0].message);
+        assert_eq!(a[0].related[0].uri.as_deref(), Some("file:///w/b.cwl"));
+        assert_eq!(a[0].related[0].line, Some(7));
+        let b = duplicates_across(1, &docs);
+        assert_eq!(b.len(), 1);
+        assert_eq!(b[0].related[0].line, Some(3));
+        assert!(duplicates_across(2, &docs).is_empty());
+    }
+}

@@ -258,7 +258,12 @@ impl Backend {
             scope_uri: None,
             section: Some("cwlMcp".into()),
         }];
-        if let Ok(values) = self.client.configuration(items).await
+        // After `exit` the answer can no longer arrive; waiting would keep `serve` alive.
+        let answer = tokio::select! {
+            answer = self.client.configuration(items) => answer,
+            () = super::input_done() => return,
+        };
+        if let Ok(values) = answer
             && let Some(value) = values.first()
         {
             self.apply_editor_settings(value).await;

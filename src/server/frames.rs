@@ -3,13 +3,30 @@
 //! whole session after one undecodable frame; a client's garbage must not kill the server.
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
+/// The part of a message the filter reads; the other members are checked and skipped.
+#[derive(serde::Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, default)]
+    method: Option<std::borrow::Cow<'a, str>>,
+}
+
 /// Frames larger than this are skipped unread (their bytes are discarded in chunks).
 const MAX_FRAME: usize = 512 << 20;
 /// A header block longer than this is garbage.
 const MAX_HEADER_LINE: usize = 4096;
 
 /// Copies frames from `input` to `output` until `input` ends or `output` closes.
-pub async fn sanitize(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite + Unpin) {
+pub async fn sanitize(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin) {
+    sanitize_with(input, output, |_| {}).await;
+}
+
+/// [`sanitize`], calling `seen` with the `method` of each message it passes (`None` for a
+/// response or a body that is not an object) before writing it to `output`.
+pub async fn sanitize_with(
+    input: impl AsyncRead + Unpin,
+    mut output: impl AsyncWrite + Unpin,
+    mut seen: impl FnMut(Option<&str>),
+) {
     let mut reader = BufReader::with_capacity(1 << 16, input);
     let mut body = Vec::new();
     loop {
@@ -64,9 +81,18 @@ pub async fn sanitize(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite
         if reader.read_exact(&mut body).await.is_err() {
             return;
         }
-        if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
-            eprintln!("cwl-mcp-lsp: dropped a message whose body is not JSON ({length} bytes)");
-            continue;
+        // For an object (every LSP message) one parse both checks the JSON and reads `method`;
+        // another body, or an object without a string `method` once, is only checked. (Not
+        // `Head` for arrays: serde would read `["exit"]` as a struct.)
+        let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        let head = object.then(|| serde_json::from_slice::<Head>(&body).ok());
+        match head.flatten() {
+            Some(head) => seen(head.method.as_deref()),
+            None if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_ok() => seen(None),
+            None => {
+                eprintln!("cwl-mcp-lsp: dropped a message whose body is not JSON ({length} bytes)");
+                continue;
+            }
         }
         let head = format!("Content-Length: {length}\r\n\r\n");
         if output.write_all(head.as_bytes()).await.is_err()
@@ -99,6 +125,32 @@ mod tests {
         assert_eq!(
             run(input).await,
             "Content-Length: 2\r\n\r\n{}Content-Length: 4\r\n\r\nnullContent-Length: 8\r\n\r\n[1,\"é\"]"
+        );
+    }
+
+    #[tokio::test]
+    async fn reports_the_method_of_each_message_passed() {
+        let input = b"Content-Length: 33\r\n\r\n{\"id\":1,\"method\":\"shut\\u0064own\"}\
+            Content-Length: 9\r\n\r\n{not json\
+            Content-Length: 4\r\n\r\nnull\
+            Content-Length: 8\r\n\r\n[\"exit\"]\
+            Content-Length: 22\r\n\r\n{\"id\":1,\"result\":null}\
+            Content-Length: 17\r\n\r\n{\"method\":\"exit\"}";
+        let mut methods = Vec::new();
+        let mut out = Vec::new();
+        sanitize_with(&input[..], &mut out, |m| {
+            methods.push(m.map(str::to_string))
+        })
+        .await;
+        assert_eq!(
+            methods,
+            [
+                Some("shutdown".to_string()),
+                None,
+                None,
+                None,
+                Some("exit".to_string())
+            ]
         );
     }
 

@@ -6,10 +6,71 @@ mod frames;
 mod session;
 pub mod state;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::sync::{Notify, watch};
+
 pub use backend::Backend;
 pub use frames::sanitize;
+use frames::sanitize_with;
 
-/// Serves LSP over stdin/stdout until `exit`; returns the process exit code.
+/// After `exit` (or the end of stdin), how long `serve` may take to finish its own way (write
+/// the responses of cancelled requests) before the process ends regardless. `serve` normally
+/// returns within a millisecond; this is the backstop that keeps the SPEC promise of ending
+/// within 100 ms of `exit` whatever a handler is still waiting for (docs/reliability.md).
+const GRACE: Duration = Duration::from_millis(20);
+
+/// How the client ended the session, as the stdin filter saw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum End {
+    /// `exit`, after a `shutdown` request or not.
+    Exit { after_shutdown: bool },
+    /// End of stdin without `exit`.
+    Eof { after_shutdown: bool },
+}
+
+impl End {
+    /// The process exit code: 0 when the client asked for `shutdown` first, otherwise 1 (LSP:
+    /// "exit with error code 1" after an `exit` without `shutdown`; an end of input without
+    /// `shutdown` means the client is gone, which is no success either).
+    fn code(self) -> i32 {
+        match self {
+            End::Exit { after_shutdown } | End::Eof { after_shutdown } => {
+                if after_shutdown {
+                    0
+                } else {
+                    1
+                }
+            }
+        }
+    }
+}
+
+static INPUT_DONE: AtomicBool = AtomicBool::new(false);
+static INPUT_DONE_NOTIFY: Notify = Notify::const_new();
+
+/// Resolves once the stdin filter has read `exit` or the end of stdin: from then on no answer
+/// to a server-to-client request can arrive (tower-lsp-server reads nothing after `exit`), so
+/// a handler awaiting one must stop waiting or `serve` never returns. Never resolves when the
+/// server is not run by [`run_stdio`] (the in-process tests).
+pub(crate) async fn input_done() {
+    let notified = INPUT_DONE_NOTIFY.notified();
+    tokio::pin!(notified);
+    notified.as_mut().enable();
+    if INPUT_DONE.load(Ordering::SeqCst) {
+        return;
+    }
+    notified.await;
+}
+
+fn mark_input_done() {
+    INPUT_DONE.store(true, Ordering::SeqCst);
+    INPUT_DONE_NOTIFY.notify_waiters();
+}
+
+/// Serves LSP over stdin/stdout until `exit` (or the end of stdin); returns the process exit
+/// code (`End::code`). Returns within [`GRACE`] of reading `exit`, whether or not `serve` has.
 pub fn run_stdio() -> i32 {
     limit_malloc_arenas();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -23,20 +84,58 @@ pub fn run_stdio() -> i32 {
             return 2;
         }
     };
-    runtime.block_on(async {
+    let end = runtime.block_on(async {
+        let (end_tx, mut end_rx) = watch::channel(None::<End>);
         // tower-lsp-server stops reading at the first frame whose body is not JSON (its framed
         // reader ends after a decoding error), so such frames are dropped before it sees them.
-        let (sanitized, server_input) = tokio::io::duplex(1 << 16);
-        tokio::spawn(sanitize(tokio::io::stdin(), sanitized));
-        let (service, socket) = tower_lsp_server::LspService::new(Backend::new);
-        tower_lsp_server::Server::new(server_input, tokio::io::stdout(), socket)
-            .serve(service)
+        // The filter also notes `shutdown` and `exit`: the end of the session is decided here,
+        // when `exit` is read, not when `serve` returns.
+        let (mut sanitized, server_input) = tokio::io::duplex(1 << 16);
+        let filter_end = end_tx.clone();
+        tokio::spawn(async move {
+            let mut after_shutdown = false;
+            sanitize_with(tokio::io::stdin(), &mut sanitized, |method| match method {
+                Some("shutdown") => after_shutdown = true,
+                Some("exit") => {
+                    filter_end.send_modify(|end| {
+                        end.get_or_insert(End::Exit { after_shutdown });
+                    });
+                    mark_input_done();
+                }
+                _ => {}
+            })
             .await;
+            // Recorded before `sanitized` is dropped, so before `serve` can see the end.
+            filter_end.send_modify(|end| {
+                end.get_or_insert(End::Eof { after_shutdown });
+            });
+            mark_input_done();
+            drop(sanitized);
+        });
+        let (service, socket) = tower_lsp_server::LspService::new(Backend::new);
+        let serve =
+            tower_lsp_server::Server::new(server_input, tokio::io::stdout(), socket).serve(service);
+        // `serve` joins every handler still running, and after `exit` it reads nothing: a
+        // handler waiting for the client's answer would keep it (and the process) alive for
+        // ever. `input_done` releases the known waits; the deadline covers any other.
+        let deadline = async {
+            let _ = end_rx.wait_for(Option::is_some).await;
+            tokio::time::sleep(GRACE).await;
+        };
+        tokio::select! {
+            () = serve => {}
+            () = deadline => {
+                // tests/lifecycle.rs counts this line.
+                eprintln!("cwl-mcp-lsp: still serving {GRACE:?} after the end of input; exiting");
+            }
+        }
+        *end_tx.borrow()
     });
     // The filter's pending read on stdin may never return (clients often keep stdin open after
-    // `exit`); do not wait for it.
+    // `exit`); do not wait for it, nor for anything else still running.
     runtime.shutdown_background();
-    0
+    // `serve` returning on its own with no end recorded (it cannot happen today) is a failure.
+    end.map_or(1, End::code)
 }
 
 /// glibc gives each thread that allocates its own malloc arena (up to 8 per core), and memory

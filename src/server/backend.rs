@@ -8,6 +8,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+use super::capabilities::{APPLY_EDIT_COMMAND, ClientShape};
 use super::convert;
 use super::state::{Job, OpenDocument, State, uri_path};
 use crate::analysis::{self, DocumentContext};
@@ -28,6 +29,8 @@ pub struct Backend {
     /// The client refreshes inlay hints / code lenses when asked (after a settings change).
     inlay_refresh: AtomicBool,
     lens_refresh: AtomicBool,
+    /// What the client can take, from `initialize`.
+    shape: std::sync::OnceLock<ClientShape>,
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
@@ -88,7 +91,12 @@ impl Backend {
             config_pull: AtomicBool::new(false),
             inlay_refresh: AtomicBool::new(false),
             lens_refresh: AtomicBool::new(false),
+            shape: std::sync::OnceLock::new(),
         }
+    }
+
+    fn shape(&self) -> ClientShape {
+        self.shape.get().copied().unwrap_or_default()
     }
 
     fn mark_dirty(&self, uri: Uri) {
@@ -354,6 +362,8 @@ impl LanguageServer for Backend {
             .unwrap_or(false);
         self.inlay_refresh.store(inlay, Ordering::SeqCst);
         self.lens_refresh.store(lens, Ordering::SeqCst);
+        let shape = ClientShape::from_capabilities(&params.capabilities);
+        let _ = self.shape.set(shape);
         let mut roots: Vec<PathBuf> = params
             .workspace_folders
             .iter()
@@ -415,7 +425,10 @@ impl LanguageServer for Backend {
                     },
                 )),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![PREVIEW_COMMAND.into()],
+                    commands: std::iter::once(PREVIEW_COMMAND)
+                        .chain(shape.fixes_as_commands().then_some(APPLY_EDIT_COMMAND))
+                        .map(String::from)
+                        .collect(),
                     work_done_progress_options: Default::default(),
                 }),
                 code_lens_provider: Some(CodeLensOptions {
@@ -563,11 +576,20 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let pos = params.text_document_position;
         let (job, encoding, at) = self.locate(&pos.text_document.uri, pos.position)?;
+        let shape = self.shape();
         let items = guarded("completion", move || {
             let items = features::completion::completion(&job.snapshot, &job.settings, at);
             items
                 .iter()
-                .map(|c| convert::completion(&job.snapshot.lines, c, encoding))
+                .map(|c| {
+                    convert::completion(
+                        &job.snapshot.lines,
+                        &job.snapshot.text,
+                        c,
+                        encoding,
+                        &shape,
+                    )
+                })
                 .collect::<Vec<_>>()
         })
         .await?;
@@ -577,9 +599,10 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let pos = params.text_document_position_params;
         let (job, encoding, at) = self.locate(&pos.text_document.uri, pos.position)?;
+        let shape = self.shape();
         guarded("hover", move || {
             features::hover::hover(&job.snapshot, &job.settings, &job.context, at)
-                .map(|h| convert::hover(&job.snapshot.lines, &h, encoding))
+                .map(|h| convert::hover(&job.snapshot.lines, &h, encoding, &shape))
         })
         .await
     }
@@ -602,6 +625,7 @@ impl LanguageServer for Backend {
                 .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
         });
         let client_diagnostics = params.context.diagnostics;
+        let shape = self.shape();
         let actions = guarded("code actions", move || {
             let mut actions: Vec<CodeActionOrCommand> = Vec::new();
             if wants_fixes {
@@ -611,14 +635,15 @@ impl LanguageServer for Backend {
                     &job.context,
                     start.min(end)..start.max(end),
                 );
-                actions.extend(fixes.iter().map(|f| {
-                    CodeActionOrCommand::CodeAction(convert::quick_fix(
+                actions.extend(fixes.iter().filter_map(|f| {
+                    convert::quick_fix(
                         &job.snapshot.lines,
                         &uri,
                         f,
                         &client_diagnostics,
                         encoding,
-                    ))
+                        &shape,
+                    )
                 }));
             }
             if wants_preview
@@ -632,12 +657,7 @@ impl LanguageServer for Backend {
                         serde_json::Value::String(key),
                     ]),
                 };
-                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
-                    title: "Preview derived MCP Tool".into(),
-                    kind: None,
-                    command: Some(command),
-                    ..Default::default()
-                }));
+                actions.push(convert::command_action(command, &shape));
             }
             actions
         })
@@ -653,11 +673,12 @@ impl LanguageServer for Backend {
             .lines
             .offset(convert::from_lsp(params.range.end), encoding)
             .unwrap_or(job.snapshot.text.len());
+        let shape = self.shape();
         let hints = guarded("inlay hints", move || {
             features::inlay_hints::inlay_hints(&job.snapshot, &job.settings)
                 .iter()
                 .filter(|h| start <= h.at && h.at <= end)
-                .map(|h| convert::inlay_hint(&job.snapshot.lines, h, encoding))
+                .map(|h| convert::inlay_hint(&job.snapshot.lines, h, encoding, &shape))
                 .collect::<Vec<_>>()
         })
         .await?;
@@ -668,19 +689,32 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let job = self.job(&params.text_document.uri)?;
+        let uri = params.text_document.uri;
+        let job = self.job(&uri)?;
         let encoding = lock(&self.state).encoding;
+        let shape = self.shape();
         let symbols = guarded("document symbols", move || {
-            features::symbols::symbols(&job.snapshot)
-                .iter()
-                .map(|s| convert::symbol(&job.snapshot.lines, s, encoding))
-                .collect::<Vec<_>>()
+            let symbols = features::symbols::symbols(&job.snapshot);
+            convert::symbols(&job.snapshot.lines, &uri, &symbols, encoding, &shape)
         })
         .await?;
-        Ok(Some(DocumentSymbolResponse::Nested(symbols)))
+        Ok(Some(symbols))
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command == APPLY_EDIT_COMMAND {
+            // A quick fix sent as a command (a client without code action literals).
+            let edit: WorkspaceEdit = params
+                .arguments
+                .first()
+                .and_then(|v| serde_json::from_value(v.clone()).ok())
+                .ok_or_else(|| invalid_params("expected arguments [WorkspaceEdit]".into()))?;
+            self.client
+                .apply_edit(edit)
+                .await
+                .map_err(|e| internal(format!("workspace/applyEdit failed: {}", e.message)))?;
+            return Ok(None);
+        }
         if params.command != PREVIEW_COMMAND {
             return Err(invalid_params(format!(
                 "unknown command `{}`",

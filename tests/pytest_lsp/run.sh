@@ -15,4 +15,5 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 cd "$here"
+export PYTHONDONTWRITEBYTECODE=1
 exec "$venv/bin/python" -m pytest -p no:cacheprovider "$@"

@@ -23,6 +23,7 @@ from helpers import (
 )
 
 PREVIEW = "cwl-mcp.previewTool"
+APPLY_EDIT = "cwl-mcp.applyEdit"
 NS = "https://eoap.github.io/cwl-mcp-extension#"
 HEAD = f"cwlVersion: v1.2\nclass: CommandLineTool\nid: echo-region\n$namespaces:\n  mcp: {NS}\n"
 TAIL = "baseCommand: echo\ninputs: []\noutputs: []\n"
@@ -101,6 +102,11 @@ async def test_initialize(client: LanguageClient, session):
     assert caps.position_encoding in offered
     assert caps.execute_command_provider is not None
     assert PREVIEW in caps.execute_command_provider.commands
+    # The command that applies a quick fix exists only for clients that get fixes as commands.
+    as_commands = cap(
+        client, "text_document.code_action.code_action_literal_support", None
+    ) is None and cap(client, "workspace.apply_edit", False)
+    assert (APPLY_EDIT in caps.execute_command_provider.commands) == bool(as_commands)
     assert caps.completion_provider is not None
     assert session.result.server_info.name == "cwl-mcp-lsp"
 

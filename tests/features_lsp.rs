@@ -16,13 +16,26 @@ fn range(text: &str, start: usize, end: usize, utf8: bool) -> Value {
     json!({"start": pos(text, start), "end": pos(text, end)})
 }
 
+/// A client that takes snippets, markdown, code action literals and nested symbols (the server
+/// honours what the client declares; tests/pytest_lsp covers the other shapes).
+fn editor_capabilities() -> Value {
+    json!({"textDocument": {
+        "completion": {"completionItem": {"snippetSupport": true,
+                                          "documentationFormat": ["markdown", "plaintext"]}},
+        "hover": {"contentFormat": ["markdown", "plaintext"]},
+        "codeAction": {"codeActionLiteralSupport":
+                           {"codeActionKind": {"valueSet": ["", "quickfix"]}},
+                       "isPreferredSupport": true},
+        "documentSymbol": {"hierarchicalDocumentSymbolSupport": true}
+    }})
+}
+
 async fn started(utf8: bool) -> LspClient {
     let mut client = LspClient::in_process();
-    let capabilities = if utf8 {
-        json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}})
-    } else {
-        json!({})
-    };
+    let mut capabilities = editor_capabilities();
+    if utf8 {
+        capabilities["general"] = json!({"positionEncodings": ["utf-8", "utf-16"]});
+    }
     let init = client.initialize_with(capabilities, json!({})).await;
     let caps = &init["capabilities"];
     assert_eq!(
@@ -192,7 +205,7 @@ async fn edits_settings_and_kinds_over_the_protocol() {
     let mut client = LspClient::in_process();
     client
         .initialize_with(
-            json!({}),
+            editor_capabilities(),
             json!({"cwlMcp": {"profile": "cwl2mcp", "inlayHints": false}}),
         )
         .await;

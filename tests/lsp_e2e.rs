@@ -252,9 +252,12 @@ async fn a_burst_of_edits_publishes_the_latest_version_and_never_a_stale_one() {
 #[tokio::test]
 async fn preview_code_action_command_and_lens_follow_unsaved_edits() {
     let mut client = LspClient::spawn(&[]);
+    // A client with code action literals gets the preview as a `CodeAction` carrying the command.
+    let literals = json!({"textDocument": {"codeAction": {"codeActionLiteralSupport":
+        {"codeActionKind": {"valueSet": ["", "quickfix"]}}}}});
     let init = client
         .initialize_with(
-            json!({}),
+            literals,
             json!({"cwlMcp": {"metaPrefix": "org.example/e2e"}}),
         )
         .await;

@@ -10,6 +10,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+use super::capabilities::{APPLY_EDIT_COMMAND, ClientShape};
 use super::convert;
 use super::session::Session;
 use super::state::{Cached, Job, OpenDocument, State, uri_path};
@@ -46,6 +47,8 @@ pub struct Backend {
     worker_started: AtomicBool,
     features: Mutex<ClientFeatures>,
     encoding: Mutex<Encoding>,
+    /// What the client can take, from `initialize`.
+    shape: std::sync::OnceLock<ClientShape>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -147,7 +150,12 @@ impl Backend {
             worker_started: AtomicBool::new(false),
             features: Mutex::new(ClientFeatures::default()),
             encoding: Mutex::new(Encoding::Utf16),
+            shape: std::sync::OnceLock::new(),
         }
+    }
+
+    fn shape(&self) -> ClientShape {
+        self.shape.get().copied().unwrap_or_default()
     }
 
     fn features(&self) -> ClientFeatures {
@@ -435,6 +443,8 @@ impl LanguageServer for Backend {
                 .unwrap_or(false),
         };
         *lock(&self.features) = features;
+        let shape = ClientShape::from_capabilities(&params.capabilities);
+        let _ = self.shape.set(shape);
         lock(&self.session).watching = features.watch_files;
         *lock(&self.encoding) = encoding;
         let mut roots: Vec<PathBuf> = params
@@ -495,7 +505,10 @@ impl LanguageServer for Backend {
                     },
                 )),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![PREVIEW_COMMAND.into()],
+                    commands: std::iter::once(PREVIEW_COMMAND)
+                        .chain(shape.fixes_as_commands().then_some(APPLY_EDIT_COMMAND))
+                        .map(String::from)
+                        .collect(),
                     work_done_progress_options: Default::default(),
                 }),
                 code_lens_provider: Some(CodeLensOptions {
@@ -659,10 +672,19 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let pos = params.text_document_position;
         let (model, encoding, at) = self.locate(&pos.text_document.uri, pos.position).await?;
+        let shape = self.shape();
         let items = guarded("completion", move || {
             features::completion::completion(&model, at)
                 .iter()
-                .map(|c| convert::completion(&model.snapshot.lines, c, encoding))
+                .map(|c| {
+                    convert::completion(
+                        &model.snapshot.lines,
+                        &model.snapshot.text,
+                        c,
+                        encoding,
+                        &shape,
+                    )
+                })
                 .collect::<Vec<_>>()
         })
         .await?;
@@ -672,9 +694,10 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let pos = params.text_document_position_params;
         let (model, encoding, at) = self.locate(&pos.text_document.uri, pos.position).await?;
+        let shape = self.shape();
         guarded("hover", move || {
             features::hover::hover(&model, at)
-                .map(|h| convert::hover(&model.snapshot.lines, &h, encoding))
+                .map(|h| convert::hover(&model.snapshot.lines, &h, encoding, &shape))
         })
         .await
     }
@@ -697,19 +720,21 @@ impl LanguageServer for Backend {
                 .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
         });
         let client_diagnostics = params.context.diagnostics;
+        let shape = self.shape();
         let actions = guarded("code actions", move || {
             let mut actions: Vec<CodeActionOrCommand> = Vec::new();
             if wants_fixes {
                 let fixes =
                     features::code_actions::quick_fixes(&model, start.min(end)..start.max(end));
-                actions.extend(fixes.iter().map(|f| {
-                    CodeActionOrCommand::CodeAction(convert::quick_fix(
+                actions.extend(fixes.iter().filter_map(|f| {
+                    convert::quick_fix(
                         &model.snapshot.lines,
                         &uri,
                         f,
                         &client_diagnostics,
                         encoding,
-                    ))
+                        &shape,
+                    )
                 }));
             }
             if wants_preview && let Some(key) = preview::process_key_at(&model, start) {
@@ -721,12 +746,7 @@ impl LanguageServer for Backend {
                         serde_json::Value::String(key),
                     ]),
                 };
-                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
-                    title: "Preview derived MCP Tool".into(),
-                    kind: None,
-                    command: Some(command),
-                    ..Default::default()
-                }));
+                actions.push(convert::command_action(command, &shape));
             }
             actions
         })
@@ -744,11 +764,12 @@ impl LanguageServer for Backend {
             .lines
             .offset(convert::from_lsp(params.range.end), encoding)
             .unwrap_or(model.snapshot.text.len());
+        let shape = self.shape();
         let hints = guarded("inlay hints", move || {
             features::inlay_hints::inlay_hints(&model)
                 .iter()
                 .filter(|h| start <= h.at && h.at <= end)
-                .map(|h| convert::inlay_hint(&model.snapshot.lines, h, encoding))
+                .map(|h| convert::inlay_hint(&model.snapshot.lines, h, encoding, &shape))
                 .collect::<Vec<_>>()
         })
         .await?;
@@ -759,19 +780,32 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let model = self.model(&params.text_document.uri).await?.model;
+        let uri = params.text_document.uri;
+        let model = self.model(&uri).await?.model;
         let encoding = self.encoding();
+        let shape = self.shape();
         let symbols = guarded("document symbols", move || {
-            features::symbols::symbols(&model)
-                .iter()
-                .map(|s| convert::symbol(&model.snapshot.lines, s, encoding))
-                .collect::<Vec<_>>()
+            let symbols = features::symbols::symbols(&model);
+            convert::symbols(&model.snapshot.lines, &uri, &symbols, encoding, &shape)
         })
         .await?;
-        Ok(Some(DocumentSymbolResponse::Nested(symbols)))
+        Ok(Some(symbols))
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command == APPLY_EDIT_COMMAND {
+            // A quick fix sent as a command (a client without code action literals).
+            let edit: WorkspaceEdit = params
+                .arguments
+                .first()
+                .and_then(|v| serde_json::from_value(v.clone()).ok())
+                .ok_or_else(|| invalid_params("expected arguments [WorkspaceEdit]".into()))?;
+            self.client
+                .apply_edit(edit)
+                .await
+                .map_err(|e| internal(format!("workspace/applyEdit failed: {}", e.message)))?;
+            return Ok(None);
+        }
         if params.command != PREVIEW_COMMAND {
             return Err(invalid_params(format!(
                 "unknown command `{}`",

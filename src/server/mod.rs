@@ -1,6 +1,7 @@
 //! The language server: protocol glue only. Documents are edited under a synchronous lock;
 //! analysis runs on immutable snapshots off the protocol task, guarded against panics.
 mod backend;
+pub mod capabilities;
 pub mod convert;
 mod frames;
 mod session;

@@ -206,6 +206,25 @@ impl LspClient {
         res["result"].clone()
     }
 
+    /// `initialize` with complete `InitializeParams` (workspace folders, root URI, ...) and
+    /// `initialized`; returns the whole `initialize` response message.
+    pub async fn initialize_params(&mut self, params: Value) -> Value {
+        let res = self.request("initialize", params).await;
+        self.notify("initialized", json!({})).await;
+        res
+    }
+
+    /// The next notification of any method (queued ones first), within `wait`.
+    pub async fn next_any_notification(&mut self, wait: Duration) -> Option<Value> {
+        if let Some(msg) = self.notifications.pop_front() {
+            return Some(msg);
+        }
+        tokio::time::timeout(wait, self.next_message())
+            .await
+            .ok()
+            .flatten()
+    }
+
     pub async fn open(&mut self, uri: &str, text: &str) {
         self.notify(
             "textDocument/didOpen",

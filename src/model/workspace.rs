@@ -64,16 +64,27 @@ pub fn duplicates_across(this: usize, documents: &[(String, Vec<ServedName>)]) -
                     .map(move |n| (doc, n))
             })
             .collect();
-        let Some((first_doc, _)) = others.first() else {
+        if others.is_empty() {
             continue;
-        };
-        let file = first_doc.rsplit('/').next().unwrap_or(first_doc);
+        }
+        // Named by file name, sorted: the same words whatever order the documents came in.
+        let mut files: Vec<&str> = others
+            .iter()
+            .map(|(doc, _)| doc.rsplit('/').next().unwrap_or(doc))
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        let listed = files
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
         let mut d = Diagnostic::new(
             served.anchor.clone(),
             Severity::Warning,
             Code::ToolNameDuplicate,
             format!(
-                "the MCP tool name `{}` is also derived by `{file}`; names must be unique \
+                "the MCP tool name `{}` is also derived by {listed}; names must be unique \
                  within a server",
                 served.name
             ),

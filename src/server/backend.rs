@@ -338,13 +338,17 @@ async fn run_job(
         }
     };
     let model = analysed.model;
+    let others = refresh_served(state, session, &uri).await;
     let names = workspace::served_names(&model, workspace::Scope::Diagnosed);
     let (items, affected) = {
         let mut st = lock(state);
         if st.version(&uri) != Some(key.0) {
             return; // superseded: the newer version is already queued
         }
-        let affected = st.set_served(&uri, names);
+        let mut affected = st.set_served(&uri, key, names);
+        affected.extend(others.into_iter().filter(|o| *o != uri));
+        affected.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        affected.dedup();
         for other in &affected {
             st.published.remove(other);
             st.dirty.insert(other.clone());
@@ -374,6 +378,32 @@ async fn run_job(
             // The worker loop picks the affected documents up (they are marked dirty).
         }
     }
+}
+
+/// Brings the served names of every other open document up to date (analysing those whose
+/// names are not known for their current version), so that cross-document diagnostics are
+/// the same whichever document the worker reached first. Returns the documents whose
+/// cross-document results may have changed.
+async fn refresh_served(
+    state: &Arc<Mutex<State>>,
+    session: &Arc<Mutex<Session>>,
+    except: &Uri,
+) -> Vec<Uri> {
+    let generation = lock(session).generation;
+    let stale = lock(state).stale_served(except, generation);
+    let mut affected = Vec::new();
+    for job in stale {
+        let (uri, key) = (job.uri.clone(), job.key);
+        let Ok(analysed) = analyse(state, session, job).await else {
+            continue;
+        };
+        let names = workspace::served_names(&analysed.model, workspace::Scope::Diagnosed);
+        let mut st = lock(state);
+        if st.version(&uri) == Some(key.0) {
+            affected.extend(st.set_served(&uri, key, names));
+        }
+    }
+    affected
 }
 
 /// A malformed `cwl-mcp.toml` is also reported on the file itself (cleared once fixed).
@@ -868,6 +898,7 @@ impl LanguageServer for Backend {
     ) -> Result<DocumentDiagnosticReportResult> {
         let uri = params.text_document.uri;
         let analysed = self.model(&uri).await?;
+        refresh_served(&self.state, &self.session, &uri).await;
         let encoding = self.encoding();
         let model = analysed.model;
         let diags =

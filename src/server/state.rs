@@ -44,6 +44,8 @@ pub struct State {
     pub published: HashMap<Uri, (i32, u64)>,
     /// The names each open document serves (for cross-document `tool-name-duplicate`).
     pub served: HashMap<Uri, Vec<ServedName>>,
+    /// The `(version, generation)` each entry of `served` was computed for.
+    pub served_at: HashMap<Uri, (i32, u64)>,
 }
 
 /// What building a model needs, taken under the lock and used outside it.
@@ -95,13 +97,28 @@ impl State {
         }
     }
 
+    /// The open documents (other than `except`) whose served names are not known for their
+    /// current version and settings: what must be analysed before cross-document answers.
+    pub fn stale_served(&self, except: &Uri, generation: u64) -> Vec<Job> {
+        let mut out: Vec<Job> = self
+            .docs
+            .keys()
+            .filter(|u| *u != except)
+            .filter_map(|u| self.job(u, generation))
+            .filter(|j| self.served_at.get(&j.uri) != Some(&j.key))
+            .collect();
+        out.sort_by(|a, b| a.uri.as_str().cmp(b.uri.as_str()));
+        out
+    }
+
     pub fn version(&self, uri: &Uri) -> Option<i32> {
         self.docs.get(uri).map(|d| d.document.version())
     }
 
     /// Records the names `uri` serves; returns the other documents whose cross-document
     /// diagnostics may change (they shared an old or a new name).
-    pub fn set_served(&mut self, uri: &Uri, names: Vec<ServedName>) -> Vec<Uri> {
+    pub fn set_served(&mut self, uri: &Uri, key: (i32, u64), names: Vec<ServedName>) -> Vec<Uri> {
+        self.served_at.insert(uri.clone(), key);
         let old = self
             .served
             .insert(uri.clone(), names.clone())
@@ -117,6 +134,7 @@ impl State {
 
     /// Forgets `uri`'s names; returns the documents that shared one.
     pub fn remove_served(&mut self, uri: &Uri) -> Vec<Uri> {
+        self.served_at.remove(uri);
         let old = self.served.remove(uri).unwrap_or_default();
         self.sharing(uri, old.iter().map(|n| n.name.as_str()))
     }

@@ -134,7 +134,7 @@ pub fn run_derive(
     let mut refused = false;
     for entry in &requested {
         match model.current_tool(entry) {
-            Ok(tool) => tools.push((entry.key.clone(), tool.clone())),
+            Ok(tool) => tools.push((model.selector(entry), tool.clone())),
             Err(refusal) => {
                 report_refusal(&doc, entry, &refusal, err);
                 refused = true;

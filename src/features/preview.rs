@@ -21,13 +21,13 @@ pub struct Lens {
 
 /// The key of the innermost process containing `offset`, for the code action's argument.
 pub fn process_key_at(model: &Model, offset: usize) -> Option<String> {
-    let process = model.view().process_at(offset)?;
-    Some(
-        process
-            .key
-            .clone()
-            .unwrap_or_else(|| model.context.uri.clone()),
-    )
+    let view = model.view();
+    let process = view.process_at(offset)?;
+    let index = view
+        .processes
+        .iter()
+        .position(|p| std::ptr::eq(p, process))?;
+    Some(model.selector(model.entry(index)))
 }
 
 /// The lens title for one entry: the name when the Tool is derived, else why it is not.
@@ -59,7 +59,7 @@ pub fn code_lenses(model: &Model) -> Vec<Lens> {
         .map(|e| Lens {
             span: e.anchor.clone(),
             title: lens_title(model, e),
-            key: e.key.clone(),
+            key: model.selector(e),
         })
         .collect()
 }

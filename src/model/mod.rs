@@ -208,6 +208,23 @@ impl Model {
         })
     }
 
+    /// The selector that names `entry` and no other process: its key, or `@N` (its index) when
+    /// an earlier process has the same key (duplicate ids). Lenses, the preview code action and
+    /// `derive`'s `{ID: Tool}` maps use it, so each names the process it shows.
+    pub fn selector(&self, entry: &ToolEntry) -> String {
+        let uri = &self.context.uri;
+        let first = self
+            .view()
+            .processes
+            .iter()
+            .position(|p| p.key.as_deref().unwrap_or(uri) == entry.key);
+        if first == Some(entry.process_index) {
+            entry.key.clone()
+        } else {
+            format!("@{}", entry.process_index)
+        }
+    }
+
     /// The Tool this text gives for `entry`, as `derive` prints it and the preview shows it, or
     /// why there is none: broken YAML refuses every Tool, then any blocking problem.
     pub fn current_tool<'m>(&'m self, entry: &'m ToolEntry) -> Result<&'m Value, Refusal> {

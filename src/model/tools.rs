@@ -41,8 +41,15 @@ impl ToolEntry {
         self.derivation.tool.as_ref()?.get("name")?.as_str()
     }
 
-    /// Whether `selector` (a key, an id as written, or an id without its `#`) names this process.
+    /// Whether `selector` (a key, an id as written, an id without its `#`, or `@N` for the
+    /// process at index `N` of the document) names this process.
     pub fn matches(&self, selector: &str) -> bool {
+        if let Some(index) = selector
+            .strip_prefix('@')
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            return index == self.process_index;
+        }
         let bare = selector.trim_start_matches('#');
         self.key == selector
             || self.key == bare

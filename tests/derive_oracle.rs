@@ -1,14 +1,15 @@
-//! The derivation engine against what cwl2mcp 0.1.0 really outputs (the recorded oracle runs
+//! Derivation against what cwl2mcp 0.1.0 really outputs (the recorded oracle runs
 //! copied under `tests/fixtures/derive/`), the extension's own fixture, and (when
 //! `../shared` is present) the recorded whole-corpus export.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use cwl_mcp_lsp::base::settings::{Profile, ProtocolVersion};
-use cwl_mcp_lsp::derive::{Derivation, DeriveOptions, ProcessInput, derive_tool};
-use serde_json::{Map, Value};
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::settings::{Profile, ProtocolVersion, Settings};
+use cwl_mcp_lsp::derive::{Derivation, DeriveOptions, Problem};
+use cwl_mcp_lsp::model::Model;
+use serde_json::Value;
 
-const EXTENSION_NS: &str = "https://eoap.github.io/cwl-mcp-extension#";
 const PROCESS_CLASSES: &[&str] = &["CommandLineTool", "Workflow", "ExpressionTool", "Operation"];
 
 fn fixtures() -> PathBuf {
@@ -25,30 +26,7 @@ fn read_yaml(path: &Path) -> Result<Value, String> {
     serde_norway::from_str::<Value>(&text).map_err(|e| e.to_string())
 }
 
-// ---- test-only stand-in for the CWL view: process enumeration and hint lookup ----
-
-/// The first `mcp:Tool` hint of a process (list or map form; `P:Tool` with `P` bound to the
-/// extension namespace, or the full URI).
-fn find_hint<'v>(process: &'v Value, namespaces: &Map<String, Value>) -> Option<&'v Value> {
-    let is_tool = |class: &str| -> bool {
-        if class == format!("{EXTENSION_NS}Tool") {
-            return true;
-        }
-        match class.split_once(':') {
-            Some((p, local)) => {
-                local == "Tool" && namespaces.get(p).and_then(Value::as_str) == Some(EXTENSION_NS)
-            }
-            None => false,
-        }
-    };
-    match process.get("hints")? {
-        Value::Array(items) => items
-            .iter()
-            .find(|h| h.get("class").and_then(Value::as_str).is_some_and(is_tool)),
-        Value::Object(m) => m.iter().find(|(k, _)| is_tool(k)).map(|(_, v)| v),
-        _ => None,
-    }
-}
+// ---- test-only stand-in for the CWL view: process enumeration ----
 
 /// The cwl2mcp key of a process: its id after the last `#`, or the file URI without an id.
 fn key_of(process: &Value, path: &Path) -> String {
@@ -71,14 +49,6 @@ impl Doc {
         }
     }
 
-    fn namespaces(&self) -> Map<String, Value> {
-        self.root
-            .get("$namespaces")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default()
-    }
-
     /// Processes as (key, value): the root, or every `$graph` entry.
     fn processes(&self) -> Vec<(String, &Value)> {
         let list: Vec<&Value> = match self.root.get("$graph") {
@@ -95,28 +65,71 @@ impl Doc {
             .collect()
     }
 
+    /// The derivation of the process `key` through the model, as every surface derives it:
+    /// the hint's values and refusing diagnostics come from the hint rules (the latter listed
+    /// here among the problems, as blocking ones). `_process` is the stand-in's value of it.
     fn derive(
         &self,
-        process: &Value,
+        _process: &Value,
         key: &str,
         opts: &DeriveOptions,
         sandbox: Option<&Path>,
     ) -> Derivation {
-        let namespaces = self.namespaces();
-        let stem = self.path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let input = ProcessInput {
-            process,
-            key,
-            namespaces: &namespaces,
-            document_path: Some(&self.path),
-            sandbox_root: sandbox,
-            file_stem: stem,
-            hint: find_hint(process, &namespaces),
-            document: Some(&self.root),
+        let text = std::fs::read_to_string(&self.path).unwrap();
+        let settings = Settings {
+            profile: opts.profile,
+            meta_prefix: Some(opts.meta_prefix.clone()),
+            protocol_version: opts.protocol_version,
+            ..Settings::default()
         };
-        derive_tool(&input, opts)
+        let mut context =
+            DocumentContext::from_path(&self.path).within(sandbox.map(Path::to_path_buf));
+        if key.contains("://") {
+            // A process without id is keyed by its document's URI: the one the run recorded.
+            context.uri = key.to_string();
+        }
+        let model = Model::of_text(&text, settings, context);
+        let entry = model
+            .select(Some(key))
+            .unwrap_or_else(|e| panic!("{}: {e}", self.path.display()));
+        with_hint_refusals(entry)
+    }
+
+    /// Every process the model finds (inline `run:` processes included), with its derivation.
+    fn derive_all(
+        &self,
+        opts: &DeriveOptions,
+        sandbox: Option<&Path>,
+    ) -> Vec<(String, Derivation)> {
+        let text = std::fs::read_to_string(&self.path).unwrap();
+        let settings = Settings {
+            profile: opts.profile,
+            meta_prefix: Some(opts.meta_prefix.clone()),
+            protocol_version: opts.protocol_version,
+            ..Settings::default()
+        };
+        let context = DocumentContext::from_path(&self.path).within(sandbox.map(Path::to_path_buf));
+        let model = Model::of_text(&text, settings, context);
+        model
+            .entries()
+            .map(|e| (e.key.clone(), with_hint_refusals(e)))
+            .collect()
     }
 }
+
+/// The entry's derivation, with the hint's own refusing diagnostics listed as blocking problems.
+fn with_hint_refusals(entry: &cwl_mcp_lsp::model::ToolEntry) -> Derivation {
+    let mut d = entry.derivation.clone();
+    d.problems.extend(entry.blocked_by.iter().map(|b| Problem {
+        code: b.code,
+        message: b.message.clone(),
+        path: Vec::new(),
+        blocking: true,
+    }));
+    d
+}
+
+impl Doc {}
 
 fn cwl2mcp() -> DeriveOptions {
     DeriveOptions::for_profile(Profile::Cwl2mcp)
@@ -709,20 +722,18 @@ fn corpus_derivation_is_total_and_schema_valid() {
             root,
             path: path.clone(),
         };
-        let mut all: Vec<(String, &Value)> = doc.processes();
-        let mut inline = Vec::new();
-        for (_, p) in &all {
-            collect_inline_runs(p, 0, &mut inline);
-        }
-        all.extend(inline.into_iter().map(|p| ("inline/run".to_string(), p)));
-        for (key, process) in all {
-            processes += 1;
-            for version in ProtocolVersion::ALL {
-                let opts = DeriveOptions {
-                    protocol_version: version,
-                    ..DeriveOptions::for_profile(Profile::Extension)
-                };
-                let d = doc.derive(process, &key, &opts, Some(&corpus));
+        processes += doc
+            .derive_all(
+                &DeriveOptions::for_profile(Profile::Extension),
+                Some(&corpus),
+            )
+            .len();
+        for version in ProtocolVersion::ALL {
+            let opts = DeriveOptions {
+                protocol_version: version,
+                ..DeriveOptions::for_profile(Profile::Extension)
+            };
+            for (key, d) in doc.derive_all(&opts, Some(&corpus)) {
                 if let Some(tool) = &d.tool {
                     tools += 1;
                     for p in d.problems.iter().filter(|p| p.code == "mcp-schema") {
@@ -734,16 +745,14 @@ fn corpus_derivation_is_total_and_schema_valid() {
                         ));
                     }
                 }
-                let _ = doc.derive(
-                    process,
-                    &key,
-                    &DeriveOptions {
-                        protocol_version: version,
-                        ..cwl2mcp()
-                    },
-                    Some(&corpus),
-                );
             }
+            let _ = doc.derive_all(
+                &DeriveOptions {
+                    protocol_version: version,
+                    ..cwl2mcp()
+                },
+                Some(&corpus),
+            );
         }
     }
     // Convert-stage failures of the document's own single process are refused here too.
@@ -793,21 +802,4 @@ fn corpus_derivation_is_total_and_schema_valid() {
         parity.join("\n")
     );
     assert!(checked > 600, "only {checked} rejections checked");
-}
-
-fn collect_inline_runs<'v>(v: &'v Value, depth: usize, out: &mut Vec<&'v Value>) {
-    if depth > 64 {
-        return;
-    }
-    let steps: Vec<&Value> = match v.get("steps") {
-        Some(Value::Array(a)) => a.iter().collect(),
-        Some(Value::Object(m)) => m.values().collect(),
-        _ => Vec::new(),
-    };
-    for step in steps {
-        if let Some(run) = step.get("run").filter(|r| r.is_object()) {
-            out.push(run);
-            collect_inline_runs(run, depth + 1, out);
-        }
-    }
 }

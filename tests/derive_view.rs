@@ -3,36 +3,39 @@
 use std::path::{Path, PathBuf};
 
 use cwl_mcp_lsp::base::DocumentContext;
-use cwl_mcp_lsp::base::settings::Profile;
-use cwl_mcp_lsp::cwl::CwlView;
-use cwl_mcp_lsp::derive::view::{Location, derive_process};
-use cwl_mcp_lsp::derive::{Derivation, DeriveOptions};
-use cwl_mcp_lsp::document::yaml::YamlDoc;
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
+use cwl_mcp_lsp::derive::{Derivation, DeriveOptions, Problem};
+use cwl_mcp_lsp::model::Model;
 use serde_json::{Map, Value};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/derive")
 }
 
-/// `{key: Derivation}` for every process the view finds.
+/// `{key: Derivation}` for every process the view finds, through the model (the hint's
+/// values and its refusing diagnostics come from the hint rules; those are listed here among
+/// the derivation's problems, as blocking ones).
 fn derive_all(path: &Path, sandbox: &Path, opts: &DeriveOptions) -> Vec<(String, Derivation)> {
     let text = std::fs::read_to_string(path).unwrap();
-    let yaml = YamlDoc::parse(&text);
-    let root = yaml.to_json().unwrap_or(Value::Null);
-    let view = CwlView::new(&yaml);
-    let context = DocumentContext::from_path(path);
-    let location = Location {
-        path: Some(path),
-        sandbox_root: Some(sandbox),
+    let settings = Settings {
+        profile: opts.profile,
+        meta_prefix: Some(opts.meta_prefix.clone()),
+        protocol_version: opts.protocol_version,
+        ..Settings::default()
     };
-    view.processes
-        .iter()
-        .map(|p| {
-            let key = p.key.clone().unwrap_or_else(|| context.uri.clone());
-            (
-                key,
-                derive_process(&root, &view, p, &context, location, opts),
-            )
+    let context = DocumentContext::from_path(path).within(Some(sandbox.to_path_buf()));
+    let model = Model::of_text(&text, settings, context);
+    model
+        .entries()
+        .map(|e| {
+            let mut d = e.derivation.clone();
+            d.problems.extend(e.blocked_by.iter().map(|b| Problem {
+                code: b.code,
+                message: b.message.clone(),
+                path: Vec::new(),
+                blocking: true,
+            }));
+            (e.key.clone(), d)
         })
         .collect()
 }
@@ -139,7 +142,8 @@ fn corpus_exports_through_the_view() {
             continue;
         }
         let path = corpus.join(cols[0]);
-        let yaml = YamlDoc::parse(&std::fs::read_to_string(&path).unwrap());
+        let yaml =
+            cwl_mcp_lsp::document::yaml::YamlDoc::parse(&std::fs::read_to_string(&path).unwrap());
         if yaml.to_json().is_none_or(|root| runs_a_file(&root, 0)) {
             skipped += 1;
             continue;
@@ -161,14 +165,12 @@ fn corpus_exports_through_the_view() {
     assert!(matched >= 129);
 }
 
-/// The engine and the view's hint validation agree on the oracle cases: under `cwl2mcp` a
-/// document is refused by derivation exactly when the analysis has an error (SPEC §5's one
-/// exception, `hint-in-requirements`, aside), and every problem the engine says the view also
-/// reports is among the view's errors, with the same code.
+/// Refusals and diagnostics agree on the oracle cases: under `cwl2mcp` a document is refused
+/// exactly when the analysis has an error (SPEC §5's one exception, `hint-in-requirements`,
+/// aside), and every reason of a refusal is among the errors, with the same code.
 #[test]
 fn derivation_and_view_diagnostics_agree_on_the_oracle_cases() {
     use cwl_mcp_lsp::base::Severity;
-    use cwl_mcp_lsp::base::settings::Settings;
     use cwl_mcp_lsp::document::Snapshot;
     use cwl_mcp_lsp::model;
     let dir = fixtures().join("oracle-runs/cases");
@@ -201,12 +203,10 @@ fn derivation_and_view_diagnostics_agree_on_the_oracle_cases() {
                     "{name} ({profile:?}): refused={refused}, errors={errors:?}"
                 ));
             }
-            for (_, d) in &derived {
-                for p in d
-                    .problems
-                    .iter()
-                    .filter(|p| p.blocking && p.also_reported_by_view())
-                {
+            // Every reason a Tool is refused is an error diagnostic of the same code (under
+            // cwl2mcp every process is diagnosed).
+            for (_, d) in derived.iter().filter(|_| profile == Profile::Cwl2mcp) {
+                for p in d.problems.iter().filter(|p| p.blocking) {
                     if !errors.contains(&p.code) {
                         failures.push(format!(
                             "{name} ({profile:?}): derive {} not among {errors:?}: {}",

@@ -84,10 +84,15 @@ fn reference(
     let yaml = YamlDoc::parse(text);
     let view = CwlView::new(&yaml);
     let root = yaml.to_json().unwrap();
+    // The hint's values as the hint rules read them, then the engine on the whole document.
+    let snapshot = cwl_mcp_lsp::document::Snapshot::parse(text, 1);
+    let validation =
+        cwl_mcp_lsp::hint::validate::validate(&view, &yaml, &snapshot, settings, context);
+    let hint = validation.hints[0].as_ref().map(|r| &r.values);
     let d = derive_process(
         &root,
-        &view,
         &view.processes[0],
+        hint,
         context,
         Location::default(),
         &DeriveOptions::from_settings(settings),

@@ -31,45 +31,22 @@ fn open(path: &Path, roots: &[PathBuf], cli: &Layer) -> Result<Loaded, String> {
     }
 }
 
-/// Prints why `entry` has no current Tool: the syntax errors, or its blocking problems.
-fn report_refusal(doc: &Loaded, entry: &ToolEntry, refusal: &Refusal, err: &mut dyn Write) {
-    match refusal {
-        Refusal::Syntax(_) => {
-            for e in &doc.model.yaml().errors {
-                let p = doc
-                    .model
-                    .snapshot
-                    .lines
-                    .position(e.span.start, Encoding::Chars);
-                let _ = writeln!(
-                    err,
-                    "{}:{}:{}: error[yaml-syntax]: {}",
-                    doc.display,
-                    p.line + 1,
-                    p.character + 1,
-                    e.message
-                );
-            }
-        }
-        _ => {
-            for (problem, span) in entry.located.iter().filter(|(p, _)| p.blocking) {
-                let p = doc
-                    .model
-                    .snapshot
-                    .lines
-                    .position(span.start, Encoding::Chars);
-                let _ = writeln!(
-                    err,
-                    "{}:{}:{}: error[{}]: {} (process `{}`)",
-                    doc.display,
-                    p.line + 1,
-                    p.character + 1,
-                    problem.code,
-                    problem.message,
-                    entry.key
-                );
-            }
-        }
+/// Prints why `entry` (a process key, when there is one) has no current Tool.
+fn report_refusal(doc: &Loaded, key: Option<&str>, refusal: &Refusal, err: &mut dyn Write) {
+    for r in refusal.reasons() {
+        let process = match (key, refusal) {
+            (Some(k), Refusal::Blocked(_)) => format!(" (process `{k}`)"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            err,
+            "{}:{}:{}: error[{}]: {}{process}",
+            doc.display,
+            r.line + 1,
+            r.column + 1,
+            r.code,
+            r.message,
+        );
     }
 }
 
@@ -97,12 +74,21 @@ pub fn run_derive(
     let graph = model.view().root.is_some_and(|r| r.get("$graph").is_some());
     let entries: Vec<&ToolEntry> = model.entries().collect();
     if model.syntax_broken() {
-        if let Some(first) = entries.first()
-            && let Err(refusal) = model.current_tool(first)
-        {
-            report_refusal(&doc, first, &refusal, err);
+        // Every Tool is refused alike: the syntax errors, once.
+        if let Some(Err(refusal)) = entries.first().map(|e| model.current_tool(e)) {
+            report_refusal(&doc, None, &refusal, err);
         } else {
-            report_refusal(&doc, &placeholder(), &Refusal::Syntax(Vec::new()), err);
+            for e in &model.yaml().errors {
+                let p = model.snapshot.lines.position(e.span.start, Encoding::Chars);
+                let _ = writeln!(
+                    err,
+                    "{}:{}:{}: error[yaml-syntax]: {}",
+                    doc.display,
+                    p.line + 1,
+                    p.character + 1,
+                    e.message
+                );
+            }
         }
         return 1;
     }
@@ -136,7 +122,7 @@ pub fn run_derive(
         match model.current_tool(entry) {
             Ok(tool) => tools.push((model.selector(entry), tool.clone())),
             Err(refusal) => {
-                report_refusal(&doc, entry, &refusal, err);
+                report_refusal(&doc, Some(&entry.key), &refusal, err);
                 refused = true;
             }
         }
@@ -154,21 +140,6 @@ pub fn run_derive(
         return 2;
     }
     0
-}
-
-/// An entry for reporting a document without processes.
-fn placeholder() -> ToolEntry {
-    ToolEntry {
-        key: String::new(),
-        id: None,
-        process_index: 0,
-        hinted: false,
-        inline: false,
-        anchor: 0..0,
-        span: 0..0,
-        derivation: Default::default(),
-        located: Vec::new(),
-    }
 }
 
 /// `tools-list PATH...`: the `tools/list` result an MCP server built from these files serves.
@@ -238,7 +209,7 @@ pub fn run_tools_list(
                         }
                         seen_syntax = true;
                     }
-                    report_refusal(doc, entry, &refusal, err);
+                    report_refusal(doc, Some(&entry.key), &refusal, err);
                     code = code.max(1);
                 }
             }

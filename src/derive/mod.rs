@@ -46,8 +46,8 @@ use serde_json::{Map, Value, json};
 
 use crate::base::Code;
 use crate::base::settings::{Profile, ProtocolVersion};
+use crate::hint::values::HintValues;
 
-mod hint;
 mod inline;
 mod ogc;
 pub mod resolve;
@@ -76,8 +76,9 @@ pub struct ProcessInput<'a> {
     pub sandbox_root: Option<&'a Path>,
     /// The file name without extension (the extension profile's name fallback).
     pub file_stem: &'a str,
-    /// The recognised `mcp:Tool` hint (first match), located by the caller.
-    pub hint: Option<&'a Value>,
+    /// The values of the recognised `mcp:Tool` hint (first match), as the hint rules read
+    /// and checked them (`crate::hint::validate`); derivation does not read the hint again.
+    pub hint: Option<&'a HintValues>,
     /// The whole document (its root value), for `$import: "#fragment"` targets inside it, as
     /// packed `$graph` documents use. `None` = such targets are read from `document_path`.
     pub document: Option<&'a Value>,
@@ -123,24 +124,6 @@ pub struct Problem {
     pub path: Vec<PathSeg>,
     /// Whether it prevents exporting the Tool under the profile used.
     pub blocking: bool,
-}
-
-impl Problem {
-    /// Whether the hint validation of the CWL view (`crate::hint::validate`) reports the same
-    /// thing: the hint field checks, `name-invalid` and `doc-not-string`. Diagnostics then add
-    /// only the other problems (`mcp-schema`, `unresolved-reference`, `recursive-type`,
-    /// `type-too-complex`, `default-file-object`, a wrong `label` type).
-    pub fn also_reported_by_view(&self) -> bool {
-        self.is_hint_check() || matches!(self.code, Code::NameInvalid | Code::DocNotString)
-    }
-
-    /// Whether this is one of the hint field checks the CWL view also makes.
-    pub fn is_hint_check(&self) -> bool {
-        matches!(
-            self.code,
-            Code::InvalidType | Code::MissingField | Code::UnknownField | Code::AnnotationsClass
-        ) && self.path.first() == Some(&PathSeg::Key("hints".into()))
-    }
 }
 
 /// The result of [`derive_tool`].
@@ -218,19 +201,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
         };
     }
     let strict = opts.profile == Profile::Cwl2mcp;
-    let hint = input.hint.map(|h| {
-        let base = hint_path(input.process, h);
-        (
-            hint::read_hint(
-                h,
-                base.clone(),
-                opts.profile,
-                input.namespaces,
-                &mut problems,
-            ),
-            base,
-        )
-    });
+    let hint = input.hint.map(|h| (h, &h.path));
     let loader = Loader::new(input.document_path, input.sandbox_root);
     let id = process
         .get("id")
@@ -325,7 +296,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
             Some(v) if ogc::truthy(v) && !v.is_string() && !v.is_array() => {
                 problems.push(Problem {
                     code: Code::InvalidType,
-                    message: format!("`doc` must be a string, not {}", hint::kind(v)),
+                    message: format!("`doc` must be a string, not {}", kind(v)),
                     path: vec![PathSeg::Key("doc".into())],
                     blocking: true,
                 })
@@ -497,16 +468,26 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
     }
     let tool = Value::Object(tool);
 
+    let name_reported = problems.iter().any(|p| p.code == Code::NameInvalid);
     for v in validate_tool(&tool, opts.protocol_version) {
+        if v.code == Code::NameInvalid && name_reported {
+            continue; // the id-is-a-URI problem above says it better
+        }
         let path = violation_path(
             &v.instance_path,
             process,
-            hint.as_ref().map(|(_, p)| p),
+            hint.map(|(_, p)| p),
             name_from_hint.is_some(),
         );
+        let message = match tool.get("name").and_then(Value::as_str) {
+            Some(name) if v.code == Code::NameInvalid => {
+                validate::name_message(name, Some(sources.name)).unwrap_or(v.message)
+            }
+            _ => v.message,
+        };
         problems.push(Problem {
             code: v.code,
-            message: v.message,
+            message,
             path,
             blocking: true,
         });
@@ -535,25 +516,6 @@ fn compose_description(
         parts.push(format!("Do not use when: {u}"));
     }
     (!parts.is_empty()).then(|| parts.join("\n\n"))
-}
-
-/// Where the hint sits inside the process (found by identity, else `hints`).
-fn hint_path(process: &Value, hint: &Value) -> Vec<PathSeg> {
-    let hints = PathSeg::Key("hints".into());
-    match process.get("hints") {
-        Some(Value::Array(items)) => {
-            if let Some(i) = items.iter().position(|h| std::ptr::eq(h, hint)) {
-                return vec![hints, PathSeg::Index(i)];
-            }
-        }
-        Some(Value::Object(m)) => {
-            if let Some((k, _)) = m.iter().find(|(_, h)| std::ptr::eq(*h, hint)) {
-                return vec![hints, PathSeg::Key(k.clone())];
-            }
-        }
-        _ => {}
-    }
-    vec![hints]
 }
 
 fn violation_path(
@@ -650,7 +612,7 @@ fn text_field(
         other if key == "label" => {
             problems.push(Problem {
                 code: Code::InvalidType,
-                message: format!("`label` must be a string, not {}", hint::kind(other)),
+                message: format!("`label` must be a string, not {}", kind(other)),
                 path: vec![PathSeg::Key(key.into())],
                 blocking: strict,
             });
@@ -705,5 +667,14 @@ fn check_file_defaults(loader: &Loader, inputs: &[types::Param], problems: &mut 
     }
 }
 
-#[cfg(test)]
-mod tests;
+/// A short description of a value's JSON kind.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}

@@ -70,34 +70,21 @@ fn validator(version: ProtocolVersion) -> &'static Result<Validator, String> {
     CELLS[i].get_or_init(|| build(version))
 }
 
-/// Whether `name` follows the MCP tool name rules: 1–128 characters of `A-Z a-z 0-9 _ - .`.
+/// What is wrong with `name` under the MCP tool name rules (the one rule:
+/// [`crate::hint::is_valid_name`]), as a message.
 pub fn name_problem(name: &str) -> Option<String> {
-    let len = name.chars().count();
-    if len == 0 {
-        return Some("the tool name is empty; MCP names have 1 to 128 characters".into());
-    }
-    if len > 128 {
-        return Some(format!(
-            "the tool name has {len} characters; MCP names have at most 128"
-        ));
-    }
-    let bad: Vec<char> = name
-        .chars()
-        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .collect();
-    if bad.is_empty() {
-        return None;
-    }
-    let mut shown: Vec<String> = Vec::new();
-    for c in bad {
-        let s = format!("{c:?}");
-        if !shown.contains(&s) {
-            shown.push(s);
-        }
-    }
+    name_message(name, None)
+}
+
+/// The `name-invalid` message for `name`, saying where the name came from when known.
+pub fn name_message(name: &str, source: Option<&str>) -> Option<String> {
+    let why = crate::hint::is_valid_name(name).err()?;
+    let shown: String = name.chars().take(80).collect();
+    let ellipsis = if name.chars().count() > 80 { "…" } else { "" };
+    let from = source.map(|s| format!(" (from {s})")).unwrap_or_default();
     Some(format!(
-        "the tool name `{name}` contains {}; MCP names use only A-Z, a-z, 0-9, `_`, `-` and `.`",
-        shown.join(", ")
+        "the MCP tool name `{shown}{ellipsis}`{from} {why}; MCP names are 1–128 characters of \
+         `A-Z a-z 0-9 _ - .`"
     ))
 }
 

@@ -5,8 +5,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::base::DocumentContext;
-use crate::cwl::{CwlView, PathSeg, Process};
-use crate::hint::validate::process_hints;
+use crate::cwl::{PathSeg, Process};
+use crate::hint::values::HintValues;
 
 use super::{Derivation, DeriveOptions, ProcessInput, derive_tool};
 
@@ -34,11 +34,12 @@ pub struct Location<'a> {
 }
 
 /// Derives the Tool of one process of the view. `root` is the document's JSON value
-/// (`YamlDoc::to_json`), computed once per document by the caller.
+/// (`YamlDoc::to_json`), computed once per document by the caller; `hint` the values of the
+/// process's recognised hint, as the hint rules read them.
 pub fn derive_process(
     root: &Value,
-    view: &CwlView,
     process: &Process,
+    hint: Option<&HintValues>,
     context: &DocumentContext,
     location: Location,
     opts: &DeriveOptions,
@@ -51,9 +52,6 @@ pub fn derive_process(
     let Some(value) = value_at(root, &process.path) else {
         return Derivation::default();
     };
-    let hint = process_hints(view, process)
-        .hint
-        .and_then(|entry| value_at(value, &entry.path));
     let key = process.key.clone().unwrap_or_else(|| context.uri.clone());
     let input = ProcessInput {
         process: value,
@@ -102,73 +100,6 @@ pub fn to_cli_json(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::Code;
-    use crate::base::settings::Profile;
-    use crate::document::yaml::YamlDoc;
-
-    #[test]
-    fn derives_through_the_view_with_inline_run_keys() {
-        let text = r#"
-cwlVersion: v1.2
-class: Workflow
-id: main
-$namespaces: {mcp: "https://eoap.github.io/cwl-mcp-extension#"}
-hints:
-  - class: mcp:Tool
-    name: wf
-    aliases: []
-    useWhen: ""
-    doNotUseWhen: ""
-    annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false}
-inputs:
-  a: string
-outputs: {}
-steps:
-  s1:
-    run:
-      class: CommandLineTool
-      inputs: {x: int}
-      outputs: {}
-    in: {x: a}
-    out: []
-"#;
-        let yaml = YamlDoc::parse(text);
-        let root = yaml.to_json().unwrap();
-        let view = CwlView::new(&yaml);
-        let context = DocumentContext::from_uri("file:///w/main.cwl");
-        let opts = DeriveOptions::for_profile(Profile::Cwl2mcp);
-        let tools: Vec<Derivation> = view
-            .processes
-            .iter()
-            .map(|p| derive_process(&root, &view, p, &context, Location::default(), &opts))
-            .collect();
-        assert_eq!(tools.len(), 2);
-        let wf = tools[0].exported().unwrap();
-        assert_eq!(wf["name"], "wf");
-        assert_eq!(wf["annotations"]["readOnlyHint"], true);
-        // The inline process is keyed `main/s1/run`, which fails the name rules.
-        let inline = &tools[1];
-        assert!(inline.exported().is_none());
-        assert_eq!(inline.tool.as_ref().unwrap()["name"], "main/s1/run");
-        assert_eq!(inline.problems[0].code, Code::NameInvalid);
-        let schema = &inline.tool.as_ref().unwrap()["inputSchema"];
-        assert_eq!(
-            schema["$id"],
-            "https://eoap.github.io/cwl2ogc/main/s1/run/inputs.yaml"
-        );
-        assert_eq!(schema["required"], serde_json::json!(["x"]));
-        // Under the extension profile the inline process takes the file name.
-        let opts = DeriveOptions::for_profile(Profile::Extension);
-        let d = derive_process(
-            &root,
-            &view,
-            &view.processes[1],
-            &context,
-            Location::default(),
-            &opts,
-        );
-        assert_eq!(d.exported().unwrap()["name"], "main");
-    }
 
     #[test]
     fn cli_json_is_sorted_and_ends_with_a_newline() {

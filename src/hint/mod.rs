@@ -2,6 +2,7 @@
 pub mod fields;
 pub mod recognize;
 pub mod validate;
+pub mod values;
 
 /// The extension profile's id normalization (SPEC §4): the part after the last `#` or `/`,
 /// each character outside `[A-Za-z0-9_]` replaced by `_`. Derivation and the fixes use it.

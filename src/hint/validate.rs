@@ -9,7 +9,7 @@ use super::fields::{
     self, ANNOTATION_FIELDS, Field, FieldType, Need, TOOL_FIELDS, annotation_classes,
 };
 use super::recognize::{ClassMatch, classify};
-use super::{is_valid_name, normalize_name};
+use super::values::{HintReading, HintValues, refuses};
 
 /// The hints of one process, sorted out.
 pub struct ProcessHints<'a, 'p> {
@@ -36,8 +36,17 @@ struct Validator<'a, 'v> {
     yaml: &'a YamlDoc,
     snapshot: &'v Snapshot,
     profile: Profile,
-    context: &'v DocumentContext,
     out: Vec<Diagnostic>,
+    /// The values of the hint being checked.
+    values: HintValues,
+}
+
+/// What the hint rules find in a document: their diagnostics, and for each process of the
+/// view (by index) the reading of its recognised hint, which derivation takes as it is.
+#[derive(Clone, Debug, Default)]
+pub struct Validation {
+    pub diagnostics: Vec<Diagnostic>,
+    pub hints: Vec<Option<HintReading>>,
 }
 
 pub fn validate<'a>(
@@ -45,20 +54,21 @@ pub fn validate<'a>(
     yaml: &'a YamlDoc,
     snapshot: &Snapshot,
     settings: &Settings,
-    context: &DocumentContext,
-) -> Vec<Diagnostic> {
+    _context: &DocumentContext,
+) -> Validation {
     let mut v = Validator {
         view,
         yaml,
         snapshot,
         profile: settings.profile,
-        context,
         out: Vec::new(),
+        values: HintValues::default(),
     };
-    for process in &view.processes {
-        v.process(process);
+    let hints = view.processes.iter().map(|p| v.process(p)).collect();
+    Validation {
+        diagnostics: v.out,
+        hints,
     }
-    v.out
 }
 
 impl<'a, 'v> Validator<'a, 'v> {
@@ -81,7 +91,7 @@ impl<'a, 'v> Validator<'a, 'v> {
             + 1
     }
 
-    fn process(&mut self, process: &Process<'_>) {
+    fn process(&mut self, process: &Process<'_>) -> Option<HintReading> {
         // Near misses and misplaced hints.
         for entry in &process.hints {
             let (Some(class), Some(node)) = (entry.class, entry.class_node) else {
@@ -165,16 +175,29 @@ impl<'a, 'v> Validator<'a, 'v> {
             }
         }
 
-        // Every process is exported under cwl2mcp; under the extension profile only hinted ones
-        // are checked (documents without hints get no diagnostics).
-        let exported = hints.hint.is_some() || self.profile == Profile::Cwl2mcp;
-        if let Some(hint) = hints.hint {
+        // The effective name and `doc` are derivation's to check (`name-invalid`,
+        // `doc-not-string`): it decides them. Here only what cwl2mcp would treat differently.
+        let reading = hints.hint.map(|hint| {
+            let start = self.out.len();
+            self.values = HintValues {
+                path: hint.path.clone(),
+                ..HintValues::default()
+            };
             self.hint(process, hint);
+            let profile = self.profile;
+            HintReading {
+                values: std::mem::take(&mut self.values),
+                blocking: self.out[start..]
+                    .iter()
+                    .filter(|d| refuses(profile, d))
+                    .cloned()
+                    .collect(),
+            }
+        });
+        if hints.hint.is_some() {
+            self.doc_field(process);
         }
-        if exported {
-            self.effective_name(process, hints.hint);
-            self.doc_field(process, hints.hint.is_some());
-        }
+        reading
     }
 
     fn hint(&mut self, process: &Process<'_>, hint: &Entry<'_>) {
@@ -223,10 +246,13 @@ impl<'a, 'v> Validator<'a, 'v> {
                             ),
                         );
                     }
-                    self.check_type(field, pair);
+                    if self.check_type(field, pair) {
+                        self.record(field, pair);
+                    }
                     if key == "annotations" {
                         let value = self.yaml.deref(&pair.value);
                         if value.is_map() {
+                            self.values.annotations = Some(Default::default());
                             self.annotations(process, &pair.key, value);
                         }
                     }
@@ -283,6 +309,37 @@ impl<'a, 'v> Validator<'a, 'v> {
                     self.annotation_default(class_span.clone(), field);
                 }
             }
+        }
+    }
+
+    /// Takes the value of a field that passed its type check into the hint's values.
+    fn record(&mut self, field: &Field, pair: &Pair) {
+        let value = self.yaml.deref(&pair.value);
+        let text = || match value.resolve() {
+            Some(Resolved::Str(s)) => Some(s.to_string()),
+            _ => None,
+        };
+        let v = &mut self.values;
+        match field.key {
+            "name" => v.name = text().filter(|s| !s.is_empty()),
+            "title" => v.title = text().filter(|s| !s.is_empty()),
+            "description" if self.profile == Profile::Extension => {
+                v.description = text().filter(|s| !s.is_empty())
+            }
+            "useWhen" => v.use_when = text(),
+            "doNotUseWhen" => v.do_not_use_when = text(),
+            "aliases" => {
+                v.aliases = value
+                    .items()
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter_map(|i| match self.yaml.deref(i).resolve() {
+                        Some(Resolved::Str(s)) => Some(s.to_string()),
+                        _ => None,
+                    })
+                    .collect()
+            }
+            _ => {}
         }
     }
 
@@ -415,10 +472,18 @@ impl<'a, 'v> Validator<'a, 'v> {
                             format!("cwl2mcp 0.1.0 rejects `annotations.{key}`"),
                         );
                     }
-                    if self.check_type(field, pair)
-                        && let Some(Resolved::Bool(b)) = self.yaml.deref(&pair.value).resolve()
-                    {
-                        values.push((field.key, b, &pair.value));
+                    if self.check_type(field, pair) {
+                        let written = match self.yaml.deref(&pair.value).resolve() {
+                            Some(Resolved::Bool(b)) => {
+                                values.push((field.key, b, &pair.value));
+                                Some(serde_json::Value::Bool(b))
+                            }
+                            Some(Resolved::Str(s)) => Some(serde_json::Value::String(s.into())),
+                            _ => None,
+                        };
+                        if let (Some(w), Some(a)) = (written, self.values.annotations.as_mut()) {
+                            a.insert(field.key.to_string(), w);
+                        }
                     }
                 }
             }
@@ -596,100 +661,20 @@ impl<'a, 'v> Validator<'a, 'v> {
         out
     }
 
-    /// `name-invalid` for the name the Tool would get.
-    fn effective_name(&mut self, process: &Process<'_>, hint: Option<&Entry<'_>>) {
-        let explicit = hint.and_then(|h| {
-            let pair = h.fields().find(|p| p.key.scalar() == Some("name"))?;
-            let value = self.yaml.deref(&pair.value);
-            match value.resolve() {
-                Some(Resolved::Str(s)) if !s.is_empty() => {
-                    Some((s.to_string(), value.span.clone()))
-                }
-                _ => None,
-            }
-        });
-        let (name, span, source) = match explicit {
-            Some((name, span)) => (name, span, "the hint's `name`"),
-            None => {
-                let anchor = process
-                    .id_node
-                    .map(|n| n.span.clone())
-                    .unwrap_or_else(|| process.class_pair.key.span.clone());
-                match self.profile {
-                    Profile::Extension => {
-                        let base = process
-                            .id
-                            .map(str::to_string)
-                            .unwrap_or_else(|| self.context.file_stem.clone());
-                        (
-                            normalize_name(&base),
-                            anchor,
-                            "the name derived from the process id (no `name` in the hint)",
-                        )
-                    }
-                    Profile::Cwl2mcp => {
-                        // An id that is an absolute URI is not shortened: the exporter's loader
-                        // keeps it whole (reference case 49).
-                        let key = match process.id {
-                            Some(id) if id.contains("://") && !process.inline => id.to_string(),
-                            _ => process
-                                .key
-                                .clone()
-                                .unwrap_or_else(|| self.context.uri.clone()),
-                        };
-                        let why = if process.id.is_some_and(|id| id.contains("://")) {
-                            "the process id is a URI, which cwl2mcp keeps whole"
-                        } else if process.id.is_none() && !process.inline {
-                            "the process has no `id`, so cwl2mcp names it by its file URI"
-                        } else if process.inline && hint.is_none() {
-                            "an inline `run:` process is named by its step path"
-                        } else {
-                            "without a hint `name`, cwl2mcp uses the raw process id"
-                        };
-                        (key, anchor, why)
-                    }
-                }
-            }
-        };
-        if let Err(problem) = is_valid_name(&name) {
-            let shown: String = name.chars().take(80).collect();
-            let ellipsis = if name.chars().count() > 80 { "…" } else { "" };
-            self.push(
-                span,
-                Severity::Error,
-                Code::NameInvalid,
-                format!(
-                    "the MCP tool name `{shown}{ellipsis}` ({source}) {problem}; MCP names are 1–128 \
-                     characters of `A-Z a-z 0-9 _ - .`"
-                ),
-            );
-        }
-    }
-
-    fn doc_field(&mut self, process: &Process<'_>, hinted: bool) {
+    /// Under `extension`: a list-valued `doc`, which cwl2mcp fails on (under `cwl2mcp`,
+    /// derivation reports `doc-not-string` itself).
+    fn doc_field(&mut self, process: &Process<'_>) {
         let Some(doc) = process.doc else { return };
         let doc = self.yaml.deref(doc);
         let is_list = matches!(&doc.kind, Kind::Seq { items, .. } if !items.is_empty());
-        if !is_list {
-            return;
-        }
-        match self.profile {
-            Profile::Cwl2mcp => self.push(
-                doc.span.clone(),
-                Severity::Error,
-                Code::DocNotString,
-                "cwl2mcp 0.1.0 uses `doc` as the Tool description and fails on a list: join it \
-                 into one string"
-                    .into(),
-            ),
-            Profile::Extension if hinted => self.push(
+        if is_list && self.profile == Profile::Extension {
+            self.push(
                 doc.span.clone(),
                 Severity::Information,
                 Code::Cwl2mcpIncompatible,
                 "a list-valued `doc` is joined with blank lines here, but cwl2mcp 0.1.0 fails on it"
                     .into(),
-            ),
-            Profile::Extension => {}
+            );
         }
     }
 }

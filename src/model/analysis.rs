@@ -1,6 +1,5 @@
 //! The document's own diagnostics: YAML syntax, the hint rules, and what derivation finds.
 use crate::base::{Code, Diagnostic, Severity};
-use crate::hint::validate;
 
 use super::{Model, tools};
 
@@ -20,13 +19,7 @@ pub(super) fn diagnostics(model: &Model) -> Vec<Diagnostic> {
             )
         })
         .collect();
-    out.extend(validate::validate(
-        model.view(),
-        yaml,
-        &model.snapshot,
-        &model.settings,
-        &model.context,
-    ));
+    out.extend(model.validation.diagnostics.iter().cloned());
     out.extend(tools::diagnostics(&model.diagnosed()));
     sort(&mut out);
     out

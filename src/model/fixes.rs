@@ -620,6 +620,22 @@ impl<'a, 's> Ctx<'a, 's> {
             if anchor != d.span {
                 continue;
             }
+            // cwl2mcp 0.1.0 cannot load a document whose process id is a URI, whatever the
+            // hint says: the fix is a plain id (its local part).
+            if let (Some(id), Some(id_node)) = (process.id, process.id_node)
+                && id.contains("://")
+                && self.settings.profile == crate::base::Profile::Cwl2mcp
+            {
+                let local = id.rsplit(['#', '/']).next().filter(|l| !l.is_empty())?;
+                return Some(fix(
+                    format!("Use the plain id `{local}` (cwl2mcp cannot load a URI id)"),
+                    vec![Edit::new(
+                        id_node.span.clone(),
+                        requote(self.yaml.deref(id_node), local),
+                    )],
+                    true,
+                ));
+            }
             let hint = hint?;
             let name = self.fallback_name(process)?;
             let body = self.yaml.deref(hint.body);

@@ -21,6 +21,8 @@ use crate::document::Snapshot;
 use crate::document::yaml::YamlDoc;
 
 pub mod analysis;
+#[cfg(test)]
+mod derive_tests;
 pub mod edits;
 pub mod effective;
 pub mod fixes;
@@ -48,6 +50,8 @@ pub struct Model {
     entries: Vec<OnceLock<ToolEntry>>,
     /// The document's JSON value, built when a derivation needs it (`None`: alias bomb).
     json: OnceLock<Option<Value>>,
+    /// The hint rules' findings: their diagnostics and each process's hint reading.
+    pub(crate) validation: crate::hint::validate::Validation,
     diagnostics: Vec<Diagnostic>,
     fixes: OnceLock<Vec<fixes::Fix>>,
 }
@@ -57,34 +61,47 @@ pub struct Model {
 pub enum Refusal {
     /// No process matches the selector (or the document has none).
     NoProcess(String),
-    /// The text has YAML syntax errors: (line, message) of each.
-    Syntax(Vec<(u32, String)>),
-    /// The process's Tool cannot be derived: (line, message, code) of each blocking problem.
-    Blocked(Vec<(u32, String, Code)>),
+    /// The text has YAML syntax errors.
+    Syntax(Vec<Reason>),
+    /// The process's Tool cannot be derived: its blocking problems.
+    Blocked(Vec<Reason>),
+}
+
+/// One reason for a refusal: where (0-based line, column in Unicode scalar values), what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reason {
+    pub line: u32,
+    pub column: u32,
+    pub code: Code,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn reasons(&self) -> &[Reason] {
+        match self {
+            Refusal::NoProcess(_) => &[],
+            Refusal::Syntax(r) | Refusal::Blocked(r) => r,
+        }
+    }
 }
 
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let listed = || {
+            self.reasons()
+                .iter()
+                .map(|r| format!("line {}: {} [{}]", r.line + 1, r.message, r.code))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
         match self {
             Refusal::NoProcess(what) => write!(f, "{what}"),
-            Refusal::Syntax(errors) => {
-                let listed: Vec<String> = errors
-                    .iter()
-                    .map(|(line, m)| format!("line {}: {m} [yaml-syntax]", line + 1))
-                    .collect();
-                write!(
-                    f,
-                    "the MCP Tool cannot be derived: the YAML has syntax errors: {}",
-                    listed.join("; ")
-                )
-            }
-            Refusal::Blocked(reasons) => {
-                let listed: Vec<String> = reasons
-                    .iter()
-                    .map(|(line, m, code)| format!("line {}: {m} [{code}]", line + 1))
-                    .collect();
-                write!(f, "the MCP Tool cannot be derived: {}", listed.join("; "))
-            }
+            Refusal::Syntax(_) => write!(
+                f,
+                "the MCP Tool cannot be derived: the YAML has syntax errors: {}",
+                listed()
+            ),
+            Refusal::Blocked(_) => write!(f, "the MCP Tool cannot be derived: {}", listed()),
         }
     }
 }
@@ -97,6 +114,13 @@ impl Model {
         let yaml = Arc::new(YamlDoc::build(&snapshot));
         let parsed = Parsed::new(yaml, |yaml| CwlView::new(yaml));
         let count = parsed.borrow_dependent().processes.len();
+        let validation = crate::hint::validate::validate(
+            parsed.borrow_dependent(),
+            parsed.borrow_owner(),
+            &snapshot,
+            &settings,
+            &context,
+        );
         let mut model = Model {
             snapshot,
             settings,
@@ -104,6 +128,7 @@ impl Model {
             parsed,
             entries: (0..count).map(|_| OnceLock::new()).collect(),
             json: OnceLock::new(),
+            validation,
             diagnostics: Vec::new(),
             fixes: OnceLock::new(),
         };
@@ -233,21 +258,45 @@ impl Model {
                 self.yaml()
                     .errors
                     .iter()
-                    .map(|e| (self.line_of(e.span.start), e.message.clone()))
+                    .map(|e| self.reason(e.span.start, Code::YamlSyntax, &e.message))
                     .collect(),
             ));
         }
-        if entry.derivation.is_refused() {
+        if entry.is_refused() {
+            let mut reasons: Vec<(usize, String, Code)> = entry
+                .blocked_by
+                .iter()
+                .map(|d| (d.span.start, d.message.clone(), d.code))
+                .chain(
+                    entry
+                        .located
+                        .iter()
+                        .filter(|(p, _)| p.blocking)
+                        .map(|(p, span)| (span.start, p.message.clone(), p.code)),
+                )
+                .collect();
+            reasons.sort_by_key(|r| r.0);
             return Err(Refusal::Blocked(
-                entry
-                    .located
-                    .iter()
-                    .filter(|(p, _)| p.blocking)
-                    .map(|(p, span)| (self.line_of(span.start), p.message.clone(), p.code))
+                reasons
+                    .into_iter()
+                    .map(|(at, m, code)| self.reason(at, code, &m))
                     .collect(),
             ));
         }
         Ok(entry.derivation.tool.as_ref().expect("not refused"))
+    }
+
+    fn reason(&self, at: usize, code: Code, message: &str) -> Reason {
+        let p = self
+            .snapshot
+            .lines
+            .position(at, crate::document::Encoding::Chars);
+        Reason {
+            line: p.line,
+            column: p.character,
+            code,
+            message: message.to_string(),
+        }
     }
 
     /// The 0-based line of a byte offset.

@@ -34,9 +34,17 @@ pub struct ToolEntry {
     pub derivation: Derivation,
     /// Each problem with the span it concerns.
     pub located: Vec<(Problem, Range<usize>)>,
+    /// The diagnostics of the hint's own fields that refuse the Tool (SPEC §4 "Refusal"),
+    /// as the hint rules reported them.
+    pub blocked_by: Vec<Diagnostic>,
 }
 
 impl ToolEntry {
+    /// Whether no Tool can be exported: a blocking problem of the derivation or of the hint.
+    pub fn is_refused(&self) -> bool {
+        self.derivation.is_refused() || !self.blocked_by.is_empty()
+    }
+
     pub fn name(&self) -> Option<&str> {
         self.derivation.tool.as_ref()?.get("name")?.as_str()
     }
@@ -66,6 +74,7 @@ pub(super) fn derive_entry(model: &Model, index: usize) -> ToolEntry {
     let process = &view.processes[index];
     let hints = process_hints(view, process);
     let hinted = hints.hint.is_some();
+    let reading = model.validation.hints.get(index).and_then(Option::as_ref);
     let anchor = hints
         .hint
         .and_then(|h| h.class_node.map(|n| n.span.clone()))
@@ -75,7 +84,8 @@ pub(super) fn derive_entry(model: &Model, index: usize) -> ToolEntry {
         path: context.path.as_deref(),
         sandbox_root: context.sandbox_root.as_deref(),
     };
-    let derivation = match derive_memoized(model, process, location, &opts) {
+    let values = reading.map(|r| &r.values);
+    let derivation = match derive_memoized(model, process, values, location, &opts) {
         Some(d) => d,
         None => Derivation {
             tool: None,
@@ -105,6 +115,7 @@ pub(super) fn derive_entry(model: &Model, index: usize) -> ToolEntry {
         span: process.node.span.clone(),
         derivation,
         located,
+        blocked_by: reading.map(|r| r.blocking.clone()).unwrap_or_default(),
     }
 }
 
@@ -157,9 +168,6 @@ pub fn diagnostics(entries: &[&ToolEntry]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for entry in entries {
         for (problem, span) in &entry.located {
-            if problem.also_reported_by_view() {
-                continue;
-            }
             let severity = if problem.blocking || problem.code == Code::McpSchema {
                 Severity::Error
             } else {
@@ -226,6 +234,7 @@ pub fn sorted(tool: &Value) -> Value {
 fn derive_memoized(
     model: &Model,
     process: &Process,
+    hint: Option<&crate::hint::values::HintValues>,
     location: Location,
     opts: &DeriveOptions,
 ) -> Option<Derivation> {
@@ -233,7 +242,7 @@ fn derive_memoized(
     let full = || {
         model
             .json()
-            .map(|r| derive_process(r, view, process, context, location, opts))
+            .map(|r| derive_process(r, process, hint, context, location, opts))
     };
     if !process.path.is_empty() {
         return full();
@@ -262,7 +271,7 @@ fn derive_memoized(
             map.insert("outputs".into(), Value::Array(Vec::new()));
         }
         Some(derive_process(
-            &json, view, process, context, location, opts,
+            &json, process, hint, context, location, opts,
         ))
     };
     if let Some(part) = schema_memo::lookup(&key) {
@@ -351,5 +360,68 @@ mod schema_memo {
         let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
         memo.insert(0, (key, Arc::new(schemas)));
         memo.truncate(CAPACITY);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::base::{Code, DocumentContext, Profile, Settings};
+    use crate::derive::Derivation;
+    use crate::model::Model;
+
+    #[test]
+    fn derives_through_the_view_with_inline_run_keys() {
+        let text = r#"
+cwlVersion: v1.2
+class: Workflow
+id: main
+$namespaces: {mcp: "https://eoap.github.io/cwl-mcp-extension#"}
+hints:
+  - class: mcp:Tool
+    name: wf
+    aliases: []
+    useWhen: ""
+    doNotUseWhen: ""
+    annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false}
+inputs:
+  a: string
+outputs: {}
+steps:
+  s1:
+    run:
+      class: CommandLineTool
+      inputs: {x: int}
+      outputs: {}
+    in: {x: a}
+    out: []
+"#;
+        let context = DocumentContext::from_uri("file:///w/main.cwl");
+        let model = |profile| {
+            let settings = Settings {
+                profile,
+                ..Settings::default()
+            };
+            Model::of_text(text, settings, context.clone())
+        };
+        let m = model(Profile::Cwl2mcp);
+        let tools: Vec<&Derivation> = m.entries().map(|e| &e.derivation).collect();
+        assert_eq!(tools.len(), 2);
+        let wf = tools[0].exported().unwrap();
+        assert_eq!(wf["name"], "wf");
+        assert_eq!(wf["annotations"]["readOnlyHint"], true);
+        // The inline process is keyed `main/s1/run`, which fails the name rules.
+        let inline = &tools[1];
+        assert!(inline.exported().is_none());
+        assert_eq!(inline.tool.as_ref().unwrap()["name"], "main/s1/run");
+        assert_eq!(inline.problems[0].code, Code::NameInvalid);
+        let schema = &inline.tool.as_ref().unwrap()["inputSchema"];
+        assert_eq!(
+            schema["$id"],
+            "https://eoap.github.io/cwl2ogc/main/s1/run/inputs.yaml"
+        );
+        assert_eq!(schema["required"], serde_json::json!(["x"]));
+        // Under the extension profile the inline process takes the file name.
+        let m = model(Profile::Extension);
+        assert_eq!(m.entry(1).derivation.exported().unwrap()["name"], "main");
     }
 }

@@ -1,0 +1,114 @@
+//! The JSON form of a tree (what schemas validate): aliases expanded under a node budget so
+//! that alias bombs stay cheap, deferred subtrees taken from their memo.
+//!
+//! Uses `node`, `resolve` (scalar values), `doc` (anchors, deferred parts) and `memo` (a
+//! deferred part's memoized JSON).
+use super::doc::YamlDoc;
+use super::node::{Kind, Node};
+use super::resolve::Resolved;
+
+impl Node {
+    /// Converts to JSON. Aliases are expanded from `anchors`; `budget` bounds the number of
+    /// nodes produced so that alias bombs stay cheap (`None` when it runs out).
+    pub fn to_json(&self, doc: &YamlDoc, budget: &mut usize) -> Option<serde_json::Value> {
+        self.to_json_depth(doc, budget, 0, &[])
+    }
+
+    /// The JSON of a mapping without the given top-level keys.
+    pub fn to_json_without(&self, doc: &YamlDoc, skip: &[&str]) -> Option<serde_json::Value> {
+        let mut budget = 2_000_000;
+        self.to_json_depth(doc, &mut budget, 0, skip)
+    }
+
+    fn to_json_depth(
+        &self,
+        doc: &YamlDoc,
+        budget: &mut usize,
+        depth: usize,
+        skip: &[&str],
+    ) -> Option<serde_json::Value> {
+        use serde_json::Value;
+        if *budget == 0 || depth > 256 {
+            return None;
+        }
+        *budget -= 1;
+        Some(match &self.kind {
+            Kind::Map { pairs, .. } => {
+                let mut map = serde_json::Map::new();
+                for pair in pairs {
+                    let key = match pair.key.resolve() {
+                        Some(Resolved::Str(s)) => s.to_string(),
+                        Some(Resolved::Null) => String::new(),
+                        Some(Resolved::Bool(b)) => b.to_string(),
+                        Some(Resolved::Int(i)) => i.to_string(),
+                        Some(Resolved::Float(_)) => pair.key.scalar().unwrap_or("").to_string(),
+                        None => continue,
+                    };
+                    if skip.contains(&key.as_str()) {
+                        continue;
+                    }
+                    let value = pair.value.to_json_depth(doc, budget, depth + 1, &[])?;
+                    map.insert(key, value);
+                }
+                Value::Object(map)
+            }
+            Kind::Seq { items, .. } => Value::Array(
+                items
+                    .iter()
+                    .map(|item| item.to_json_depth(doc, budget, depth + 1, &[]))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            Kind::Scalar { .. } => match self.resolve()? {
+                Resolved::Null => Value::Null,
+                Resolved::Bool(b) => Value::Bool(b),
+                Resolved::Int(i) => Value::from(i),
+                Resolved::Float(f) => serde_json::Number::from_f64(f)
+                    .map(Value::Number)
+                    .unwrap_or_else(|| Value::String(self.scalar().unwrap_or("").to_string())),
+                Resolved::Str(s) => Value::String(s.to_string()),
+            },
+            Kind::Alias(name) => {
+                doc.anchors
+                    .get(name)?
+                    .to_json_depth(doc, budget, depth + 1, &[])?
+            }
+            Kind::Invalid => Value::Null,
+            Kind::Deferred(i) => {
+                let part = doc.deferred.get(*i)?;
+                let json = part.memo.json.as_ref()?;
+                *budget = budget.checked_sub(part.memo.nodes)?;
+                json.clone()
+            }
+        })
+    }
+}
+
+impl YamlDoc {
+    pub fn to_json(&self) -> Option<serde_json::Value> {
+        let mut budget = 2_000_000;
+        match &self.root {
+            Some(root) => root.to_json(self, &mut budget),
+            None => Some(serde_json::Value::Null),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::document::yaml::YamlDoc;
+
+    #[test]
+    fn alias_bombs_are_bounded() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..30 {
+            let p = i - 1;
+            text.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        let start = std::time::Instant::now();
+        let doc = YamlDoc::parse(&text);
+        assert!(doc.to_json().is_none());
+        assert!(start.elapsed().as_secs() < 5);
+    }
+}

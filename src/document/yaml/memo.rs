@@ -1,0 +1,76 @@
+//! Content-keyed memo of deferred subtrees, shared by every document and version: editing the
+//! hint of a 50,000-line tool does not rebuild its unchanged `inputs`. A [`DeferredPart`] is
+//! one document's handle on such a memo, behind a [`Kind::Deferred`](super::Kind::Deferred)
+//! node.
+//!
+//! Uses `node` and `errors` (the types a memo holds); `from_tree` fills it.
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::errors::SyntaxError;
+use super::node::{Node, Span};
+
+/// Subtrees smaller than this are built in place.
+pub const MIN_BYTES: usize = 16 * 1024;
+/// Entries kept (least recently used dropped first).
+const CAPACITY: usize = 32;
+
+#[derive(Debug)]
+pub struct Memo {
+    pub text: Arc<str>,
+    /// The subtree, with spans relative to its start.
+    pub node: Node,
+    /// Its syntax errors (duplicate keys), relative to its start.
+    pub errors: Vec<SyntaxError>,
+    pub json: Option<serde_json::Value>,
+    /// How many values its JSON holds (for the alias budget).
+    pub nodes: usize,
+}
+
+static MEMO: Mutex<Vec<Arc<Memo>>> = Mutex::new(Vec::new());
+
+/// The memo of exactly this text, moved to the front.
+pub fn lookup(text: &str) -> Option<Arc<Memo>> {
+    let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+    let i = memo.iter().position(|m| &*m.text == text)?;
+    let found = memo.remove(i);
+    memo.insert(0, found.clone());
+    Some(found)
+}
+
+pub fn store(m: Memo) -> Arc<Memo> {
+    let m = Arc::new(m);
+    let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+    memo.insert(0, m.clone());
+    memo.truncate(CAPACITY);
+    m
+}
+
+/// A deferred subtree: where it is, its memoized content, and its nodes once built.
+#[derive(Debug)]
+pub struct DeferredPart {
+    pub span: Span,
+    pub(super) memo: Arc<Memo>,
+    built: OnceLock<Node>,
+}
+
+impl Clone for DeferredPart {
+    fn clone(&self) -> Self {
+        DeferredPart::new(self.span.clone(), self.memo.clone())
+    }
+}
+
+impl DeferredPart {
+    pub(super) fn new(span: Span, memo: Arc<Memo>) -> DeferredPart {
+        DeferredPart {
+            span,
+            memo,
+            built: OnceLock::new(),
+        }
+    }
+
+    /// The subtree with its spans in document offsets, built on first read.
+    pub(super) fn node(&self) -> &Node {
+        self.built
+            .get_or_init(|| self.memo.node.shifted(self.span.start))
+    }
+}

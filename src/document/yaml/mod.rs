@@ -1,0 +1,75 @@
+//! A YAML value tree whose every node knows its byte span: what the CWL view reads.
+//!
+//! Built from the tree-sitter tree (fast, incremental, and it survives broken YAML while the
+//! user types). When tree-sitter reports an error, libyaml gives the verdict: if it accepts the
+//! document (tree-sitter-yaml is stricter in places real CWL uses, SPEC §2), the tree is built
+//! from libyaml's events instead and there is no syntax error; otherwise the tree-sitter tree,
+//! with its error regions, is used as recovered.
+//!
+//! This file holds that choice ([`YamlDoc::build`]) and the public surface; the rest of the
+//! folder, each file using only those listed before it:
+//!
+//! - `node`: the tree's types ([`Node`], [`Kind`], [`Pair`], [`Style`], [`Span`]) and accessors;
+//! - `resolve`: YAML 1.2 core-schema resolution of scalars ([`Resolved`], [`Node::resolve`]);
+//! - `errors`: [`SyntaxError`], repeated keys, and where a rejected document's errors are shown;
+//! - `memo`: the content-keyed memo of large deferred subtrees ([`DeferredPart`]);
+//! - `doc`: [`YamlDoc`] itself and [`YamlDoc::deref`] (aliases, deferred subtrees);
+//! - `json`: the JSON form ([`Node::to_json`], [`YamlDoc::to_json`]);
+//! - `scalar`: decoding of raw scalar text (quoted, folded, block scalars);
+//! - `from_tree`: the builder over tree-sitter's tree;
+//! - `from_events`: the builder over libyaml's events (read by
+//!   [`document::libyaml`](crate::document::libyaml)).
+//!
+//! The tests in each file go through [`YamlDoc::parse`], comparing with serde_norway where
+//! they can.
+mod doc;
+mod errors;
+mod from_events;
+mod from_tree;
+mod json;
+pub mod memo;
+mod node;
+mod resolve;
+mod scalar;
+
+pub use doc::{Source, YamlDoc};
+pub use errors::SyntaxError;
+pub use memo::DeferredPart;
+pub use node::{Kind, Node, Pair, Span, Style};
+pub use resolve::{Resolved, resolve_plain};
+
+use super::libyaml;
+use super::text::Snapshot;
+use errors::error_regions;
+use from_events::from_events;
+use from_tree::from_tree;
+
+impl YamlDoc {
+    /// Builds the tree of a snapshot (see the module doc for the choice of parser).
+    pub fn build(snapshot: &Snapshot) -> YamlDoc {
+        let mut doc = YamlDoc::build_tree(snapshot);
+        doc.text = Some(snapshot.text.clone());
+        doc
+    }
+
+    fn build_tree(snapshot: &Snapshot) -> YamlDoc {
+        let text: &str = &snapshot.text;
+        let root = snapshot.tree.root_node();
+        if root.has_error() {
+            match libyaml::events(text) {
+                Ok(events) => return from_events(text, &events),
+                Err(err) => {
+                    let mut doc = from_tree(text, root);
+                    doc.errors = error_regions(text, root, &err);
+                    return doc;
+                }
+            }
+        }
+        from_tree(text, root)
+    }
+
+    /// Parses a standalone text (CLI, tests) without an incremental tree.
+    pub fn parse(text: &str) -> YamlDoc {
+        YamlDoc::build(&Snapshot::parse(text, 0))
+    }
+}

@@ -1,0 +1,157 @@
+//! The value tree's types: [`Node`], [`Kind`], [`Pair`], [`Style`] and byte [`Span`]s, with the
+//! accessors everything reads a tree through and span shifting.
+//!
+//! Uses nothing else in the folder; every other file here builds on it.
+use std::ops::Range;
+
+/// A byte range in the document text.
+pub type Span = Range<usize>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    /// Pairs in written order; `flow` for `{...}`.
+    Map {
+        pairs: Vec<Pair>,
+        flow: bool,
+    },
+    Seq {
+        items: Vec<Node>,
+        flow: bool,
+    },
+    Scalar {
+        text: String,
+        style: Style,
+    },
+    Alias(String),
+    /// Text that could not be parsed.
+    Invalid,
+    /// A large subtree (a root process's `inputs` or `outputs`) kept aside and built only when
+    /// read through [`YamlDoc::deref`](super::YamlDoc::deref): diagnostics rarely need it, and
+    /// its value, JSON form and syntax errors are memoized by content across edits (see
+    /// [`memo`](super::memo)).
+    Deferred(usize),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pair {
+    pub key: Node,
+    pub value: Node,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub span: Span,
+    pub kind: Kind,
+    pub tag: Option<String>,
+}
+
+impl Node {
+    pub(super) fn new(span: Span, kind: Kind) -> Node {
+        Node {
+            span,
+            kind,
+            tag: None,
+        }
+    }
+
+    /// An empty (null) node at `at`.
+    pub fn empty(at: usize) -> Node {
+        Node::new(
+            at..at,
+            Kind::Scalar {
+                text: String::new(),
+                style: Style::Plain,
+            },
+        )
+    }
+
+    pub fn pairs(&self) -> Option<&[Pair]> {
+        match &self.kind {
+            Kind::Map { pairs, .. } => Some(pairs),
+            _ => None,
+        }
+    }
+
+    pub fn items(&self) -> Option<&[Node]> {
+        match &self.kind {
+            Kind::Seq { items, .. } => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn is_map(&self) -> bool {
+        matches!(self.kind, Kind::Map { .. })
+    }
+
+    pub fn is_flow(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Map { flow: true, .. } | Kind::Seq { flow: true, .. }
+        )
+    }
+
+    /// The scalar's text, whatever its type.
+    pub fn scalar(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The value of the first pair whose key is the scalar `key`.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|p| &p.value)
+    }
+
+    pub fn entry(&self, key: &str) -> Option<&Pair> {
+        self.pairs()?.iter().find(|p| p.key.scalar() == Some(key))
+    }
+}
+
+impl Node {
+    /// A copy with every span moved by `+by` bytes.
+    pub fn shifted(&self, by: usize) -> Node {
+        self.map_spans(&|s: &Span| s.start + by..s.end + by)
+    }
+
+    pub(super) fn shifted_back(&self, by: usize) -> Node {
+        self.map_spans(&|s: &Span| s.start - by..s.end - by)
+    }
+
+    fn map_spans(&self, f: &dyn Fn(&Span) -> Span) -> Node {
+        let kind = match &self.kind {
+            Kind::Map { pairs, flow } => Kind::Map {
+                pairs: pairs
+                    .iter()
+                    .map(|p| Pair {
+                        key: p.key.map_spans(f),
+                        value: p.value.map_spans(f),
+                    })
+                    .collect(),
+                flow: *flow,
+            },
+            Kind::Seq { items, flow } => Kind::Seq {
+                items: items.iter().map(|n| n.map_spans(f)).collect(),
+                flow: *flow,
+            },
+            other => other.clone(),
+        };
+        Node {
+            span: f(&self.span),
+            kind,
+            tag: self.tag.clone(),
+        }
+    }
+}
+
+/// The deepest nesting the builders (and the error-region walk) descend into.
+pub(super) const MAX_DEPTH: usize = 512;

@@ -329,7 +329,11 @@ impl Parsed {
             .collect();
         let mut used = vec![false; actual.len()];
         let mut missing = Vec::new();
-        for e in &self.expected {
+        // The most specific texts first, so that a short text that is a prefix of another
+        // diagnostic's message does not take the diagnostic a longer text needs.
+        let mut expected: Vec<&Expected> = self.expected.iter().collect();
+        expected.sort_by_key(|e| std::cmp::Reverse(e.text.len()));
+        for e in expected {
             match (0..actual.len()).find(|&i| !used[i] && e.matches(&actual[i])) {
                 Some(i) => used[i] = true,
                 None => missing.push(e),

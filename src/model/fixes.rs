@@ -712,3 +712,7 @@ impl<'a, 's> Ctx<'a, 's> {
         None
     }
 }
+
+#[cfg(test)]
+#[path = "fixes_tests.rs"]
+mod fixture_tests;

@@ -346,3 +346,7 @@ mod schema_memo {
         memo.truncate(CAPACITY);
     }
 }
+
+#[cfg(test)]
+#[path = "tools_tests.rs"]
+mod fixture_tests;

@@ -261,7 +261,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
         sources.name = if name_from_hint.is_some() {
             "`name` of the hint"
         } else if id.is_none() && input.key.contains("://") {
-            "the document URI (the process has no `id`)"
+            "the document URI, as the process has no `id`"
         } else {
             "the raw process id (cwl2mcp does not normalize it)"
         };
@@ -335,7 +335,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
         let fallback_from = if id.is_some() {
             "the normalized process id"
         } else {
-            "the normalized file name (the process has no `id`)"
+            "the normalized file name, as the process has no `id`"
         };
         name_from_hint = h.and_then(|h| h.name.clone());
         sources.name = if name_from_hint.is_some() {

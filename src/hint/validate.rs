@@ -719,3 +719,7 @@ pub fn yaml11_bool_value(text: &str) -> &'static str {
         "false"
     }
 }
+
+#[cfg(test)]
+#[path = "validate_tests.rs"]
+mod fixture_tests;

@@ -594,6 +594,23 @@ impl<'a, 's> Ctx<'a, 's> {
 
     fn normalize_invalid_name(&self, d: &Diagnostic) -> Option<Fix> {
         for process in &self.view.processes {
+            // cwl2mcp 0.1.0 cannot load a document whose process id is a URI, whatever the
+            // hint says: the fix is a plain id (its local part).
+            if let (Some(id), Some(id_node)) = (process.id, process.id_node)
+                && id_node.span == d.span
+                && id.contains("://")
+                && self.settings.profile == crate::base::Profile::Cwl2mcp
+            {
+                let local = id.rsplit(['#', '/']).next().filter(|l| !l.is_empty())?;
+                return Some(fix(
+                    format!("Use the plain id `{local}` (cwl2mcp cannot load a URI id)"),
+                    vec![Edit::new(
+                        id_node.span.clone(),
+                        requote(self.yaml.deref(id_node), local),
+                    )],
+                    true,
+                ));
+            }
             let hint = self.hint_of(process);
             let name_pair = hint
                 .as_ref()
@@ -612,29 +629,15 @@ impl<'a, 's> Ctx<'a, 's> {
                 }
                 continue;
             }
-            // The fallback name is invalid: give the hint an explicit valid name.
-            let anchor = process
-                .id_node
-                .map(|n| n.span.clone())
-                .unwrap_or_else(|| process.class_pair.key.span.clone());
-            if anchor != d.span {
+            // The fallback name is invalid: give the hint an explicit valid name. The
+            // diagnostic is on the id, or (no id) on the hint's class or the process's `class`.
+            let on_process = [
+                process.id_node.map(|n| n.span.clone()),
+                hint.as_ref().and_then(|h| h.class_node.map(|n| n.span.clone())),
+                Some(process.class_pair.key.span.clone()),
+            ];
+            if !on_process.contains(&Some(d.span.clone())) {
                 continue;
-            }
-            // cwl2mcp 0.1.0 cannot load a document whose process id is a URI, whatever the
-            // hint says: the fix is a plain id (its local part).
-            if let (Some(id), Some(id_node)) = (process.id, process.id_node)
-                && id.contains("://")
-                && self.settings.profile == crate::base::Profile::Cwl2mcp
-            {
-                let local = id.rsplit(['#', '/']).next().filter(|l| !l.is_empty())?;
-                return Some(fix(
-                    format!("Use the plain id `{local}` (cwl2mcp cannot load a URI id)"),
-                    vec![Edit::new(
-                        id_node.span.clone(),
-                        requote(self.yaml.deref(id_node), local),
-                    )],
-                    true,
-                ));
             }
             let hint = hint?;
             let name = self.fallback_name(process)?;
@@ -728,3 +731,7 @@ impl<'a, 's> Ctx<'a, 's> {
         None
     }
 }
+
+#[cfg(test)]
+#[path = "fixes_tests.rs"]
+mod fixture_tests;

@@ -29,6 +29,9 @@ pub mod fixes;
 pub mod tools;
 pub mod workspace;
 
+#[cfg(test)]
+pub(crate) mod fixture;
+
 pub use tools::ToolEntry;
 
 self_cell::self_cell!(

@@ -425,3 +425,7 @@ steps:
         assert_eq!(m.entry(1).derivation.exported().unwrap()["name"], "main");
     }
 }
+
+#[cfg(test)]
+#[path = "tools_tests.rs"]
+mod fixture_tests;

@@ -12,3 +12,8 @@ pub mod settings;
 pub use context::{BoundaryRule, DocumentContext, read_boundary};
 pub use diagnostic::{Code, Diagnostic, Edit, Related, Severity, apply_edits};
 pub use settings::{Profile, ProtocolVersion, Settings};
+
+/// The stack size of every thread that analyses a document (the server's runtime threads; the
+/// CLI runs on the 8 MiB main thread). Deeply nested YAML is bounded by depth, not by stack:
+/// 512 levels of flow nesting need more than the 2 MiB default in unoptimised builds.
+pub const ANALYSIS_STACK_BYTES: usize = 16 << 20;

@@ -169,10 +169,14 @@ pub fn bind_namespace(text: &str, view: &CwlView, prefix: &str, unit: usize) -> 
                 let json = json_style(&ns.value) || json_style(view.root?);
                 let mut edit = insert_fields(text, &ns.value, ns.key.span.start, &fields, unit)?;
                 if json {
-                    edit.new_text = edit.new_text.replace(
-                        &format!("{prefix}: {EXTENSION_NS}"),
-                        &format!("\"{prefix}\": \"{EXTENSION_NS}\""),
-                    );
+                    // The key may already be quoted (`insert_fields` quotes it in a JSON-style
+                    // mapping): quote what is not, so that the document stays JSON.
+                    for key in [format!("\"{prefix}\""), prefix.to_string()] {
+                        edit.new_text = edit.new_text.replace(
+                            &format!("{key}: {EXTENSION_NS}"),
+                            &format!("\"{prefix}\": \"{EXTENSION_NS}\""),
+                        );
+                    }
                 }
                 Some(edit)
             }

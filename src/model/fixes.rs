@@ -633,7 +633,8 @@ impl<'a, 's> Ctx<'a, 's> {
             // diagnostic is on the id, or (no id) on the hint's class or the process's `class`.
             let on_process = [
                 process.id_node.map(|n| n.span.clone()),
-                hint.as_ref().and_then(|h| h.class_node.map(|n| n.span.clone())),
+                hint.as_ref()
+                    .and_then(|h| h.class_node.map(|n| n.span.clone())),
                 Some(process.class_pair.key.span.clone()),
             ];
             if !on_process.contains(&Some(d.span.clone())) {

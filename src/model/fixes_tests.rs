@@ -906,10 +906,6 @@ fn fixes_keep_crlf_line_breaks() {
 }
 
 #[test]
-#[ignore = "bug: in a JSON-style flow `$namespaces`, edits::bind_namespace quotes the key but not \
-            the URI (`\"mcp\": https://eoap.github.io/cwl-mcp-extension#`): insert_fields already \
-            writes the key quoted, so the `mcp: URI` -> `\"mcp\": \"URI\"` replacement never matches \
-            and the document is no longer JSON"]
 fn bind_the_prefix_in_json_form_cwl() {
     check_fix_titled(
         Extension,

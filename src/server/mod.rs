@@ -76,6 +76,7 @@ pub fn run_stdio() -> i32 {
     limit_malloc_arenas();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .thread_stack_size(crate::base::ANALYSIS_STACK_BYTES)
         .enable_all()
         .build()
     {

@@ -202,7 +202,7 @@ pub const SETTINGS: &[SettingSpec] = &[
         project_key: Some("meta-prefix"),
         kind: SettingKind::String,
         default: SettingDefault::PerProfile,
-        title: "`_meta` key prefix",
+        title: "_meta key prefix",
         description: "Prefix of the `_meta` keys of the derived Tool.",
     },
     SettingSpec {

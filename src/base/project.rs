@@ -2,9 +2,13 @@
 //! < CLI flags. Each layer sets only what it names.
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
 
-use crate::base::settings::{Profile, ProtocolVersion, Settings};
+use crate::base::settings::{
+    EDITOR_CLIENT_KEYS, EDITOR_SECTION, Given, Profile, ProtocolVersion, SETTINGS, SettingSpec,
+    SettingValue, Settings,
+};
 
 pub const PROJECT_FILE: &str = "cwl-mcp.toml";
 
@@ -38,57 +42,103 @@ impl Layer {
         s
     }
 
-    /// Reads the editor's `cwlMcp` settings object; unknown or ill-typed values are reported.
+    /// Sets the field `value` names.
+    pub fn set(&mut self, value: SettingValue) {
+        match value {
+            SettingValue::Profile(p) => self.profile = Some(p),
+            SettingValue::MetaPrefix(m) => self.meta_prefix = Some(m),
+            SettingValue::ProtocolVersion(v) => self.protocol_version = Some(v),
+            SettingValue::InlayHints(b) => self.inlay_hints = Some(b),
+        }
+    }
+
+    /// Reads the editor's `cwlMcp` settings object ([`SETTINGS`]' editor keys); unknown or
+    /// ill-typed values are reported, `null` counts as unset, and the keys the editor
+    /// extensions keep for themselves ([`EDITOR_CLIENT_KEYS`]) are ignored.
     pub fn from_json(value: &serde_json::Value) -> (Layer, Vec<String>) {
         let mut layer = Layer::default();
         let mut problems = Vec::new();
         let Some(obj) = value.as_object() else {
             if !value.is_null() {
-                problems.push("the `cwlMcp` settings must be an object".to_string());
+                problems.push(format!("the `{EDITOR_SECTION}` settings must be an object"));
             }
             return (layer, problems);
         };
         for (key, v) in obj {
-            match key.as_str() {
-                "profile" => match v.as_str().and_then(Profile::parse) {
-                    Some(p) => layer.profile = Some(p),
-                    None if v.is_null() => {}
-                    None => problems.push(format!(
-                        "cwlMcp.profile: expected \"extension\" or \"cwl2mcp\", found {v}"
-                    )),
-                },
-                "metaPrefix" => match v.as_str() {
-                    Some(m) => layer.meta_prefix = Some(m.to_string()),
-                    None if v.is_null() => {}
-                    None => problems.push(format!("cwlMcp.metaPrefix: expected a string, found {v}")),
-                },
-                "protocolVersion" => match v.as_str().and_then(ProtocolVersion::parse) {
-                    Some(p) => layer.protocol_version = Some(p),
-                    None if v.is_null() => {}
-                    None => problems.push(format!(
-                        "cwlMcp.protocolVersion: expected 2026-07-28, 2025-11-25 or 2025-06-18, found {v}"
-                    )),
-                },
-                "inlayHints" => match v.as_bool() {
-                    Some(b) => layer.inlay_hints = Some(b),
-                    None if v.is_null() => {}
-                    None => problems.push(format!("cwlMcp.inlayHints: expected a boolean, found {v}")),
-                },
-                // Settings the editor extension keeps for itself.
-                "server" | "trace" => {}
-                other => problems.push(format!("cwlMcp.{other}: unknown setting")),
+            let Some(spec) = SettingSpec::by_editor_key(key) else {
+                if !EDITOR_CLIENT_KEYS.contains(&key.as_str()) {
+                    problems.push(format!(
+                        "{EDITOR_SECTION}.{key}: {}",
+                        unknown_editor_key(key)
+                    ));
+                }
+                continue;
+            };
+            let shown = v.to_string();
+            let given = match v {
+                serde_json::Value::Null => continue,
+                serde_json::Value::String(s) => Given::String(s),
+                serde_json::Value::Bool(b) => Given::Boolean(*b),
+                _ => Given::Other(&shown),
+            };
+            match spec.check(given) {
+                Ok(value) => layer.set(value),
+                Err(e) => problems.push(format!("{EDITOR_SECTION}.{}: {e}", spec.editor_key)),
             }
         }
         (layer, problems)
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct ProjectFile {
-    profile: Option<String>,
-    meta_prefix: Option<String>,
-    protocol_version: Option<String>,
+fn quoted_list<'a>(keys: impl Iterator<Item = &'a str>) -> String {
+    keys.map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn unknown_editor_key(key: &str) -> String {
+    let known = quoted_list(SETTINGS.iter().map(|s| s.editor_key));
+    match SettingSpec::by_project_key(key) {
+        Some(spec) => format!(
+            "unknown setting (the editor spells it `{}`; known: {known})",
+            spec.editor_key
+        ),
+        None => format!("unknown setting (known: {known})"),
+    }
+}
+
+fn unknown_project_key(key: &str) -> String {
+    let known = quoted_list(SETTINGS.iter().filter_map(|s| s.project_key));
+    let editor = SettingSpec::by_editor_key(key).or_else(|| {
+        SETTINGS
+            .iter()
+            .find(|s| s.project_key.is_none() && kebab(s.editor_key) == key)
+    });
+    match editor {
+        Some(SettingSpec {
+            project_key: Some(project_key),
+            ..
+        }) => format!("unknown key `{key}`: the project file spells it `{project_key}`"),
+        Some(spec) => format!(
+            "unknown key `{key}`: `{}.{}` is an editor setting, not a project one (keys: {known})",
+            EDITOR_SECTION, spec.editor_key
+        ),
+        None => format!("unknown key `{key}`, expected one of {known}"),
+    }
+}
+
+/// `inlayHints` → `inlay-hints`.
+fn kebab(camel: &str) -> String {
+    let mut out = String::new();
+    for c in camel.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('-');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A `cwl-mcp.toml` that could not be used.
@@ -106,36 +156,54 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
-/// Parses the text of a `cwl-mcp.toml`.
+/// Parses the text of a `cwl-mcp.toml`: a table with [`SETTINGS`]' project keys. The first
+/// problem in the file (TOML syntax, an unknown key, an ill-typed value) is the error, with its
+/// span.
 pub fn parse_project_file(path: &Path, text: &str) -> Result<Layer, ConfigError> {
     let err = |message: String, span| ConfigError {
         path: path.to_path_buf(),
         message,
         span,
     };
-    let file: ProjectFile =
-        toml::from_str(text).map_err(|e| err(e.message().to_string(), e.span()))?;
+    let table = DeTable::parse(text).map_err(|e| err(e.message().to_string(), e.span()))?;
+    let mut entries: Vec<_> = table.get_ref().iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
     let mut layer = Layer::default();
-    if let Some(p) = file.profile {
-        layer.profile = Some(Profile::parse(&p).ok_or_else(|| {
-            err(
-                format!("profile: expected \"extension\" or \"cwl2mcp\", found \"{p}\""),
-                None,
-            )
-        })?);
-    }
-    layer.meta_prefix = file.meta_prefix;
-    if let Some(v) = file.protocol_version {
-        layer.protocol_version = Some(ProtocolVersion::parse(&v).ok_or_else(|| {
-            err(
-                format!(
-                    "protocol-version: expected 2026-07-28, 2025-11-25 or 2025-06-18, found \"{v}\""
-                ),
-                None,
-            )
-        })?);
+    for (key, value) in entries {
+        let Some(spec) = SettingSpec::by_project_key(key.get_ref()) else {
+            return Err(err(unknown_project_key(key.get_ref()), Some(key.span())));
+        };
+        let shown = shown_toml(text, value);
+        let given = match value.get_ref() {
+            DeValue::String(s) => Given::String(s),
+            DeValue::Boolean(b) => Given::Boolean(*b),
+            _ => Given::Other(&shown),
+        };
+        let checked = spec.check(given).map_err(|e| {
+            let key = spec.project_key.unwrap_or(spec.editor_key);
+            err(format!("{key}: {e}"), Some(value.span()))
+        })?;
+        layer.set(checked);
     }
     Ok(layer)
+}
+
+/// A TOML value as written, for a message (its kind when it spans lines or is long).
+fn shown_toml(text: &str, value: &Spanned<DeValue<'_>>) -> String {
+    let written = text.get(value.span()).unwrap_or("").trim();
+    if !written.is_empty() && written.len() <= 60 && !written.contains('\n') {
+        return written.to_string();
+    }
+    match value.get_ref() {
+        DeValue::Table(_) => "a table",
+        DeValue::Array(_) => "an array",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Datetime(_) => "a date-time",
+        DeValue::String(_) => "a string",
+        DeValue::Boolean(_) => "a boolean",
+    }
+    .to_string()
 }
 
 /// The nearest `cwl-mcp.toml` in `dir` or its parents, stopping after `stop` (inclusive) when
@@ -175,6 +243,7 @@ pub fn load_project_layer(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::settings::SettingKind;
 
     #[test]
     fn layers_apply_in_order() {
@@ -208,6 +277,145 @@ mod tests {
         assert!(e.span.is_some());
         let (_, problems) = Layer::from_json(&serde_json::json!({"profile": 3, "x": 1}));
         assert_eq!(problems.len(), 2);
+    }
+
+    #[test]
+    fn editor_settings_follow_the_table() {
+        for spec in SETTINGS {
+            let good = match spec.kind {
+                SettingKind::Enum(values) => serde_json::json!(values.last().unwrap().value),
+                SettingKind::String => serde_json::json!("org.example/x"),
+                SettingKind::Boolean => serde_json::json!(false),
+            };
+            let (layer, problems) = Layer::from_json(&serde_json::json!({ spec.editor_key: good }));
+            assert!(problems.is_empty(), "{}: {problems:?}", spec.editor_key);
+            assert_ne!(layer, Layer::default(), "{}", spec.editor_key);
+            let (layer, problems) = Layer::from_json(&serde_json::json!({ spec.editor_key: null }));
+            assert!(problems.is_empty() && layer == Layer::default());
+            let bad = match spec.kind {
+                SettingKind::Boolean => serde_json::json!("yes"),
+                _ => serde_json::json!(7),
+            };
+            let (layer, problems) = Layer::from_json(&serde_json::json!({ spec.editor_key: bad }));
+            assert_eq!(layer, Layer::default());
+            assert_eq!(
+                problems,
+                [format!(
+                    "cwlMcp.{}: expected {}, found {bad}",
+                    spec.editor_key,
+                    spec.expected()
+                )]
+            );
+        }
+        let (layer, problems) = Layer::from_json(&serde_json::json!({
+            "profile": "cwl2mcp", "metaPrefix": "m", "protocolVersion": "2025-11-25",
+            "inlayHints": false, "server": {"path": "/x"}, "trace": {"server": "off"}}));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            layer,
+            Layer {
+                profile: Some(Profile::Cwl2mcp),
+                meta_prefix: Some("m".into()),
+                protocol_version: Some(ProtocolVersion::V2025_11_25),
+                inlay_hints: Some(false),
+            }
+        );
+        let (_, problems) = Layer::from_json(&serde_json::json!({"profile": "nope"}));
+        assert_eq!(
+            problems,
+            ["cwlMcp.profile: expected \"extension\" or \"cwl2mcp\", found \"nope\""]
+        );
+        let (_, problems) = Layer::from_json(&serde_json::json!({"meta-prefix": "m", "x": 1}));
+        assert_eq!(problems.len(), 2);
+        assert!(
+            problems[0].starts_with(
+                "cwlMcp.meta-prefix: unknown setting (the editor spells it `metaPrefix`"
+            ),
+            "{problems:?}"
+        );
+        assert!(
+            problems[1].starts_with("cwlMcp.x: unknown setting (known: `profile`, `metaPrefix`")
+        );
+        let (_, problems) = Layer::from_json(&serde_json::json!([1]));
+        assert_eq!(problems, ["the `cwlMcp` settings must be an object"]);
+    }
+
+    #[test]
+    fn project_files_follow_the_table() {
+        let p = Path::new("cwl-mcp.toml");
+        let layer = parse_project_file(
+            p,
+            "# comment\nprotocol-version = \"2025-06-18\"\nmeta-prefix = \"\"\nprofile = 'cwl2mcp'\n",
+        )
+        .unwrap();
+        assert_eq!(
+            layer,
+            Layer {
+                profile: Some(Profile::Cwl2mcp),
+                meta_prefix: Some(String::new()),
+                protocol_version: Some(ProtocolVersion::V2025_06_18),
+                inlay_hints: None,
+            }
+        );
+        assert_eq!(parse_project_file(p, "").unwrap(), Layer::default());
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "profile = \"nope\"",
+                "profile: expected \"extension\" or \"cwl2mcp\", found \"nope\"",
+                "\"nope\"",
+            ),
+            (
+                "protocol-version = 2025",
+                "protocol-version: expected \"2026-07-28\", \"2025-11-25\" or \"2025-06-18\", found 2025",
+                "2025",
+            ),
+            (
+                "meta-prefix = true",
+                "meta-prefix: expected a string, found true",
+                "true",
+            ),
+            (
+                "profile = \"cwl2mcp\"\nprofle = \"cwl2mcp\"",
+                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`",
+                "profle",
+            ),
+            (
+                "metaPrefix = \"x\"",
+                "unknown key `metaPrefix`: the project file spells it `meta-prefix`",
+                "metaPrefix",
+            ),
+            (
+                "inlay-hints = false",
+                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`)",
+                "inlay-hints",
+            ),
+            (
+                "inlayHints = false",
+                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`)",
+                "inlayHints",
+            ),
+        ];
+        for (text, message, at) in cases {
+            let e = parse_project_file(p, text).unwrap_err();
+            assert_eq!(&e.message, message, "{text}");
+            assert_eq!(&text[e.span.clone().unwrap()], *at, "{text}");
+        }
+        // the first problem in file order wins
+        let e = parse_project_file(p, "zz = 1\nprofile = 3\n").unwrap_err();
+        assert!(e.message.contains("`zz`"), "{}", e.message);
+        // tables and arrays are ill-typed values, shown by their kind when they span lines
+        let e = parse_project_file(p, "[profile]\nx = 1\n").unwrap_err();
+        assert!(e.message.starts_with("profile: expected"), "{}", e.message);
+        let e = parse_project_file(p, "profile = [\"extension\"]").unwrap_err();
+        assert!(
+            e.message.ends_with("found [\"extension\"]"),
+            "{}",
+            e.message
+        );
+        // TOML errors keep the parser's message and span
+        let e = parse_project_file(p, "profile = \"a\"\nprofile = \"b\"\n").unwrap_err();
+        assert!(e.message.contains("duplicate"), "{}", e.message);
+        assert!(e.span.is_some());
     }
 
     #[test]

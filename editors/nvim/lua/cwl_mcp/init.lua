@@ -8,7 +8,11 @@ M.server_command = 'cwl-mcp.previewTool'
 M.root_markers = { 'cwl-mcp.toml', '.git' }
 M.filetypes = { 'cwl' }
 
-local SETTING_KEYS = { profile = true, metaPrefix = true, protocolVersion = true, inlayHints = true }
+--- The `cwlMcp` settings the server reads: the editor keys of SETTINGS in src/base/settings.rs
+--- (tests/settings_schema.rs checks this list against it).
+M.setting_keys = { 'profile', 'metaPrefix', 'protocolVersion', 'inlayHints' }
+local SETTING_KEYS = {}
+for _, k in ipairs(M.setting_keys) do SETTING_KEYS[k] = true end
 
 -- scheduled: an error-level message inside an autocommand would abort it
 local function notify(msg, level)
@@ -29,7 +33,7 @@ function M.server_settings(settings)
     if SETTING_KEYS[k] then
       out[k] = v
     else
-      notify(('unknown setting %q (known: profile, metaPrefix, protocolVersion, inlayHints)'):format(tostring(k)),
+      notify(('unknown setting %q (known: %s)'):format(tostring(k), table.concat(M.setting_keys, ', ')),
         vim.log.levels.WARN)
     end
   end

@@ -70,10 +70,10 @@ M.STALE_MARK = 'CWL MCP: OUT OF DATE'
 local function render(err, result)
   if err then
     local msg = type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err)
-    return 'no MCP Tool can be derived from the current text (see the diagnostics):\n' .. msg, 'jsonc', false
+    return msg, 'jsonc', false
   end
   if result == nil or result == vim.NIL then
-    return 'the server derived no MCP Tool for this document.', 'jsonc', false
+    return 'the server derived no MCP Tool for this document', 'jsonc', false
   end
   local is_tool = type(result) == 'table' and result.name ~= nil
   return M.encode(result, '', is_tool), 'json', true
@@ -87,11 +87,11 @@ local function compose(p, text, ft, good)
     return text, ft, 0
   end
   if not p.last_good then
-    local c = comment('CWL MCP: ' .. text)
+    local c = comment('CWL MCP: no MCP Tool could be derived (see the diagnostics).\n' .. text)
     return c, ft, select(2, c:gsub('\n', '')) + 1
   end
-  local head = comment(M.STALE_MARK .. ': the Tool below was derived before the last change; '
-    .. text .. '\n(it is shown again as soon as the document derives a Tool)')
+  local head = comment(M.STALE_MARK .. ' (the last Tool derived; the current text derives none)\n' .. text
+    .. '\n(see the diagnostics; the Tool is shown again once the text derives one)')
   return head .. '\n' .. p.last_good, 'jsonc', select(2, head:gsub('\n', '')) + 1
 end
 
@@ -100,7 +100,7 @@ local function derive(src, process_id, done)
   local cwl = require('cwl_mcp')
   local client = cwl.clients(src)[1]
   if not client then
-    done('cwl-mcp-lsp is not attached to this buffer.', 'jsonc', false)
+    done('cwl-mcp-lsp is not attached to this buffer', 'jsonc', false)
     return
   end
   local params = { command = cwl.server_command, arguments = { vim.uri_from_bufnr(src), process_id or vim.NIL } }

@@ -144,6 +144,11 @@ async function problemsState() {
   return { label, status: statusCounts(label), rows, files };
 }
 const duplicatesOf = (rows) => rows.filter((r, i) => rows.indexOf(r) !== i);
+/** a minus b, as multisets */
+function minus(a, b) {
+  const left = [...b];
+  return a.filter((x) => { const i = left.indexOf(x); if (i < 0) return true; left.splice(i, 1); return false; });
+}
 function sameState(st, want) {
   const badge = st.files.length === 1 ? Number((/(\d+)$/.exec(st.files[0]) || [0, -1])[1]) : -1;
   return JSON.stringify(st.rows) === JSON.stringify(want.rows) && badge === want.rows.length
@@ -158,8 +163,8 @@ async function problemsMatch(name, text, extraOk = () => true) {
   const st = await problemsState();
   const dup = duplicatesOf(st.rows);
   check(name, sameState(st, want) && dup.length === 0 && extraOk(st),
-    { status: st.label, panel_files: st.files, duplicates: dup, only_in_panel: st.rows.filter((r) => !want.rows.includes(r)),
-      only_in_check: want.rows.filter((r) => !st.rows.includes(r)),
+    { status: st.label, panel_files: st.files, duplicates: dup, only_in_panel: minus(st.rows, want.rows),
+      only_in_check: minus(want.rows, st.rows),
       check: { errors: want.errors, warnings: want.warnings, infos: want.infos, rows: want.rows.length } });
   return st;
 }

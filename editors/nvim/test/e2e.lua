@@ -1,9 +1,13 @@
 -- Headless Neovim end-to-end test of the cwl_mcp plugin against a real server (see run.sh).
--- Opens FILE (a copy of editors/test-fixtures/broken-hint.cwl) and checks: the buffer gets
--- filetype cwl and the client attaches; a `namespace-unbound` diagnostic of source cwl-mcp
--- arrives; hover on `readOnlyHint` mentions "default"; completion on a new line inside `mcp:Tool`
--- offers `useWhen`; :CwlMcpPreview shows JSON with "name": "echo_region" and an inputSchema, and it
--- follows an edit of the id. Writes OUT (JSON) and exits non-zero when a check failed.
+-- Opens FILE (a copy of editors/test-fixtures/broken-hint.cwl) and checks what the editor holds:
+-- the buffer gets filetype cwl and the client attaches; vim.diagnostic.get(buf) holds every
+-- diagnostic exactly once and the same set as `cwl-mcp-lsp check --format json` on the buffer's
+-- text (a `namespace-unbound` of source cwl-mcp among them); hover on `readOnlyHint` mentions
+-- "default"; completion on a new line inside `mcp:Tool` offers `useWhen`; :CwlMcpPreview shows
+-- JSON with "name": "echo_region" and an inputSchema, and it follows an edit of the id; broken YAML
+-- keeps the last good Tool in the preview, marked out of date, and the diagnostics follow; the
+-- quick fix "Bind `agent`", chosen through vim.lsp.buf.code_action(), leaves the expected text and
+-- clears `namespace-unbound`. Writes OUT (JSON) and exits non-zero when a check failed.
 local json_encode = (vim.json and vim.json.encode) or vim.fn.json_encode
 local json_decode = (vim.json and vim.json.decode) or vim.fn.json_decode
 local uv = vim.uv or vim.loop
@@ -45,26 +49,91 @@ local ok_run, err_run = pcall(function()
   if not client then return end
   res.server_info = client.server_info or vim.NIL
 
-  -- diagnostics
-  local function cwl_diags()
+  -- diagnostics: what vim.diagnostic.get(buf) holds (every namespace: 0.11 has a pull one beside
+  -- the push one) against what `cwl-mcp-lsp check --format json` reports for the buffer's text
+  local SEV = { error = 1, warning = 2, information = 3, hint = 4 }
+  local function key(d)
+    return ('%d:%d-%d:%d %s %s %s'):format(d.lnum, d.col, d.end_lnum, d.end_col, d.severity, tostring(d.code), d.message)
+  end
+  local function editor_diags()
     local out = {}
     for _, d in ipairs(vim.diagnostic.get(buf)) do
       local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
-      table.insert(out, { lnum = d.lnum, col = d.col, severity = d.severity, source = d.source, code = code,
-                          message = d.message })
+      table.insert(out, { lnum = d.lnum, col = d.col, end_lnum = d.end_lnum, end_col = d.end_col,
+                          severity = d.severity, source = d.source, code = code, message = d.message })
     end
+    table.sort(out, function(a, b) return key(a) < key(b) end)
     return out
   end
-  local function has_unbound(ds)
+  -- check on a copy of the buffer in a folder of its own (so that the server does not see it)
+  local check_dir = vim.fn.tempname()
+  vim.fn.mkdir(check_dir, 'p')
+  local function check_diags()
+    local path = check_dir .. '/' .. vim.fn.fnamemodify(file, ':t')
+    vim.fn.writefile(vim.api.nvim_buf_get_lines(buf, 0, -1, false), path)
+    local outp = vim.fn.system({ os.getenv('CWL_MCP_LSP'), 'check', '--format', 'json', path })
+    local okj, list = pcall(json_decode, outp)
+    assert(okj and type(list) == 'table', 'check --format json printed ' .. outp:sub(1, 200))
+    local out = {}
+    for _, d in ipairs(list) do -- 1-based line/column, end exclusive -> 0-based
+      table.insert(out, { lnum = d.line - 1, col = d.column - 1, end_lnum = d.endLine - 1, end_col = d.endColumn - 1,
+                          severity = SEV[d.severity], source = 'cwl-mcp', code = d.code, message = d.message })
+    end
+    if os.getenv('E2E_FAKE_DUPLICATE') == 'check' and out[1] then table.insert(out, out[1]) end -- to see it fail
+    table.sort(out, function(a, b) return key(a) < key(b) end)
+    return out
+  end
+  -- (lnum, col, code, message) seen more than once
+  local function duplicates(ds)
+    local seen, dup = {}, {}
     for _, d in ipairs(ds) do
-      if d.source == 'cwl-mcp' and d.code == 'namespace-unbound' then return true end
+      local k = ('%d:%d %s %s'):format(d.lnum, d.col, tostring(d.code), d.message)
+      if seen[k] then table.insert(dup, k) end
+      seen[k] = true
+    end
+    return dup
+  end
+  local function same(a, b)
+    if #a ~= #b then return false end
+    for i = 1, #a do
+      if key(a[i]) ~= key(b[i]) or a[i].source ~= b[i].source then return false end
+    end
+    return true
+  end
+  -- waits until the editor holds the set check reports, then a while longer (a late push or
+  -- pull result would add a second copy), and compares again
+  local function diagnostics_match(name, extra_ok, extra)
+    local want = check_diags()
+    vim.wait(timeout, function() return same(editor_diags(), want) end, 20)
+    if os.getenv('E2E_FAKE_DUPLICATE') == 'editor' then -- to see it fail: a second copy, as push + pull would give
+      local d = vim.diagnostic.get(buf)[1]
+      if d then vim.diagnostic.set(vim.api.nvim_create_namespace('e2e_fake_duplicate'), buf, { d }) end
+    end
+    vim.wait(600, function() return false end, 50)
+    local got = editor_diags()
+    local dup = duplicates(got)
+    local ok = same(got, want) and #dup == 0 and (extra_ok == nil or extra_ok(got))
+    local detail = { duplicates = dup, editor = #got, check = #want }
+    if not ok then
+      detail.only_in_editor, detail.only_in_check = {}, {}
+      local kw, kg = {}, {}
+      for _, d in ipairs(want) do kw[key(d)] = (kw[key(d)] or 0) + 1 end
+      for _, d in ipairs(got) do kg[key(d)] = (kg[key(d)] or 0) + 1 end
+      for k, n in pairs(kg) do if n > (kw[k] or 0) then table.insert(detail.only_in_editor, k) end end
+      for k, n in pairs(kw) do if n > (kg[k] or 0) then table.insert(detail.only_in_check, k) end end
+    end
+    for k, v in pairs(extra or {}) do detail[k] = v end
+    check(name, ok, detail)
+    return got
+  end
+  local function has_code(ds, code)
+    for _, d in ipairs(ds) do
+      if d.source == 'cwl-mcp' and d.code == code then return true end
     end
     return false
   end
-  vim.wait(timeout, function() return has_unbound(cwl_diags()) end, 20)
+  res.diagnostics = diagnostics_match('diagnostics', function(ds) return has_code(ds, 'namespace-unbound') end)
   mark('diagnostics')
-  res.diagnostics = cwl_diags()
-  check('diagnostics', has_unbound(res.diagnostics), res.diagnostics)
 
   local uri = vim.uri_from_bufnr(buf)
   local caps = client.server_capabilities or client.resolved_capabilities or {}
@@ -167,6 +236,41 @@ local ok_run, err_run = pcall(function()
   mark('refresh')
   check('refresh', preview_text():find(want2, 1, true) ~= nil, preview_text():sub(1, 120))
 
+  -- broken YAML (`title: [Echo a region`): the server answers the preview with an error; the
+  -- preview keeps the last good Tool, marked out of date, with the reason above it; the
+  -- diagnostics follow the text; removing the `[` brings the fresh Tool back
+  local preview_buf = preview.buffer(buf)
+  local tcol = #'    title: '
+  vim.api.nvim_buf_set_text(buf, tl, tcol, tl, tcol, { '[' })
+  local stale_mark = '// ' .. preview.STALE_MARK
+  vim.wait(timeout, function() return preview_text():sub(1, #stale_mark) == stale_mark end, 20)
+  mark('preview_stale')
+  local stale = preview_text()
+  local stale_lines = vim.split(stale, '\n', { plain = true })
+  local head = {}
+  for _, l in ipairs(stale_lines) do if l:sub(1, 2) == '//' then table.insert(head, l) else break end end
+  local body = table.concat(stale_lines, '\n', #head + 1)
+  local okb, last_good = pcall(json_decode, body)
+  check('preview-stale', stale:sub(1, #stale_mark) == stale_mark and stale:lower():find('yaml', 1, true) ~= nil
+      and okb and type(last_good) == 'table' and last_good.name == expected .. '2'
+      and vim.b[preview_buf].cwl_mcp_preview_stale == true,
+    { header = head, last_good = okb and type(last_good) == 'table' and last_good.name or body:sub(1, 80),
+      stale_flag = vim.b[preview_buf].cwl_mcp_preview_stale })
+  res.preview_stale = stale:sub(1, 600)
+  diagnostics_match('diagnostics-broken-yaml', function(ds)
+    for _, d in ipairs(ds) do if d.severity == 1 then return true end end
+    return false
+  end)
+  vim.api.nvim_buf_set_text(buf, tl, tcol, tl, tcol + 1, { '' })
+  vim.wait(timeout, function()
+    local okf, t = pcall(json_decode, preview_text())
+    return okf and type(t) == 'table' and t.name == expected .. '2'
+  end, 20)
+  mark('preview_recovers')
+  local okf, fresh = pcall(json_decode, preview_text())
+  check('preview-recovers', okf and type(fresh) == 'table' and fresh.name == expected .. '2'
+      and vim.b[preview_buf].cwl_mcp_preview_stale == false, preview_text():sub(1, 80))
+
   -- the server's code action with the command cwl-mcp.previewTool opens the same preview
   -- (the plugin handles that command on the client side); vim.lsp.buf.code_action({apply}) is 0.8+
   if vim.fn.has('nvim-0.8') == 1 then
@@ -182,6 +286,39 @@ local ok_run, err_run = pcall(function()
     check('code-action', preview_text():find(want2, 1, true) ~= nil,
       { offered = res.code_actions, preview = preview_text():sub(1, 60) })
   end
+
+  -- a quick fix chosen as a user does: vim.lsp.buf.code_action() with the cursor on `agent:Tool`
+  -- (namespace-unbound), "Bind `agent` ..." picked in vim.ui.select; the buffer gets the binding
+  -- and the diagnostics become check's for the new text, without namespace-unbound
+  local al = line_of('^  agent:Tool:')
+  local ml = line_of('^  mcp: ')
+  vim.api.nvim_set_current_buf(buf)
+  vim.api.nvim_win_set_cursor(0, { al + 1, 2 })
+  local before = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local want_lines = vim.list_extend({}, before)
+  table.insert(want_lines, ml + 2, '  agent: https://eoap.github.io/cwl-mcp-extension#')
+  local offered, select_ui = nil, vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    offered = {}
+    for _, it in ipairs(items) do
+      table.insert(offered, opts and opts.format_item and opts.format_item(it) or vim.inspect(it))
+    end
+    for i, t in ipairs(offered) do
+      if t:find('Bind `agent`', 1, true) then return on_choice(items[i], i) end
+    end
+    on_choice(nil, nil)
+  end
+  vim.lsp.buf.code_action()
+  vim.wait(timeout, function() return #vim.api.nvim_buf_get_lines(buf, 0, -1, false) ~= #before end, 20)
+  vim.ui.select = select_ui
+  mark('quick_fix')
+  local after = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local changed = {}
+  for i = 1, math.max(#after, #want_lines) do
+    if after[i] ~= want_lines[i] then table.insert(changed, { line = i, got = after[i] or vim.NIL, want = want_lines[i] or vim.NIL }) end
+  end
+  check('quick-fix', #changed == 0, { offered = offered or 'vim.ui.select was not called', differences = changed })
+  diagnostics_match('quick-fix-diagnostics', function(ds) return not has_code(ds, 'namespace-unbound') end)
 end)
 if not ok_run then check('no-error', false, tostring(err_run)) end
 
@@ -196,7 +333,8 @@ for _, name in ipairs(res.order) do
   if res.checks[name].ok then passed = passed + 1 else failed = failed + 1 end
 end
 local missing = 0
-for _, k in ipairs({ 'attach', 'diagnostics', 'hover', 'completion', 'preview', 'settings', 'refresh', 'health' }) do
+for _, k in ipairs({ 'attach', 'diagnostics', 'hover', 'completion', 'preview', 'settings', 'refresh', 'preview-stale',
+                     'diagnostics-broken-yaml', 'preview-recovers', 'quick-fix', 'quick-fix-diagnostics', 'health' }) do
   if not res.checks[k] then missing = missing + 1 end
 end
 res.passed, res.failed = passed, failed + missing

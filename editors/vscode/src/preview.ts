@@ -43,18 +43,56 @@ function errorText(e: unknown): string {
   return msg.split('\n').map((l) => `// ${l}`).join('\n');
 }
 
+/** First words of the header above the last good Tool while the current text derives none. */
+export const STALE_MARK = 'CWL MCP: OUT OF DATE';
+
+/** The last good Tool kept, below a header that says why it is out of date (issue 9 item 8:
+ *  the pane keeps it, visibly marked, so that typing does not make it flicker). */
+function staleText(reason: string, lastGood: string): string {
+  return `// ${STALE_MARK} (the last Tool derived; the current text derives none)\n${reason}\n`
+    + '// (see the Problems panel; the Tool is shown again once the text derives one)\n' + lastGood;
+}
+
 export class PreviewProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** preview URI -> the text of the last Tool derived for it */
+  private readonly lastGood = new Map<string, string>();
+
+  /** the out-of-date header, drawn as a warning */
+  private readonly staleDecoration = vscode.window.createTextEditorDecorationType({
+    isWholeLine: true,
+    backgroundColor: new vscode.ThemeColor('inputValidation.warningBackground'),
+    overviewRulerColor: new vscode.ThemeColor('editorWarning.foreground'),
+    overviewRulerLane: vscode.OverviewRulerLane.Full,
+  });
 
   constructor(private readonly derive: () => Derive | undefined) {
     this.disposables.push(
       this.changed,
-      vscode.workspace.onDidChangeTextDocument((e) => this.sourceChanged(e.document.uri)),
+      this.staleDecoration,
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.scheme === PREVIEW_SCHEME) this.decorate(e.document);
+        this.sourceChanged(e.document.uri);
+      }),
+      vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((ed) => this.decorate(ed.document))),
       vscode.workspace.onDidSaveTextDocument((d) => this.sourceChanged(d.uri)),
+      vscode.workspace.onDidCloseTextDocument((d) => this.lastGood.delete(d.uri.toString())),
     );
+  }
+
+  /** Marks the out-of-date header of a preview in its visible editors (or unmarks it). */
+  private decorate(doc: vscode.TextDocument): void {
+    if (doc.uri.scheme !== PREVIEW_SCHEME) return;
+    const ranges: vscode.Range[] = [];
+    if (doc.lineCount > 0 && doc.lineAt(0).text.startsWith(`// ${STALE_MARK}`)) {
+      for (let l = 0; l < doc.lineCount && doc.lineAt(l).text.startsWith('//'); l++) ranges.push(doc.lineAt(l).range);
+    }
+    for (const ed of vscode.window.visibleTextEditors) {
+      if (ed.document === doc) ed.setDecorations(this.staleDecoration, ranges);
+    }
   }
 
   /** Open previews (visible or in tabs) whose source is `uri`. */
@@ -84,15 +122,21 @@ export class PreviewProvider implements vscode.TextDocumentContentProvider, vsco
     const { source, processId } = sourceOf(uri);
     const derive = this.derive();
     if (!derive) return '// CWL MCP: the cwl-mcp-lsp language server is not running (see the "CWL MCP" output).\n';
+    const key = uri.toString();
+    const last = this.lastGood.get(key);
     try {
       const value = await derive(source, processId);
       if (token.isCancellationRequested) return '';
       if (value === null || value === undefined) {
-        return '// CWL MCP: the server derived no MCP Tool for this document (see the Problems panel).\n';
+        return last ? staleText('// the server derived no MCP Tool for this document', last)
+          : '// CWL MCP: the server derived no MCP Tool for this document (see the Problems panel).\n';
       }
-      return formatTool(value);
+      const text = formatTool(value);
+      this.lastGood.set(key, text);
+      return text;
     } catch (e) {
-      return `// CWL MCP: no MCP Tool could be derived (see the Problems panel).\n${errorText(e)}\n`;
+      return last ? staleText(errorText(e), last)
+        : `// CWL MCP: no MCP Tool could be derived (see the Problems panel).\n${errorText(e)}\n`;
     }
   }
 

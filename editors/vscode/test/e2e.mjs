@@ -1,8 +1,10 @@
 // Drives a running code-server with the cwl-mcp .vsix installed (see e2e.sh), through Debian's
 // Chromium and playwright-core, as a person would: opens FILE from the workspace and checks
 //   language  - the file opens as language CWL, highlighted (several token colours)
-//   problems  - the server's diagnostics reach the status bar and the Problems panel
-//               (a `namespace-unbound` diagnostic of source cwl-mcp on `agent:Tool`)
+//   problems  - the Problems panel lists each diagnostic that `cwl-mcp-lsp check --format json`
+//               reports for the buffer's text (hints aside: VS Code keeps those out of the panel)
+//               exactly once, and the status bar's error/warning/info counts are check's
+//               (a `namespace-unbound` of source cwl-mcp on `agent:Tool` among them)
 //   hover     - hover on `readOnlyHint` shows text containing "default"
 //   completion- Ctrl+Space on a new line inside `mcp:Tool` offers `useWhen`
 //   preview   - "CWL MCP: Preview derived MCP Tool" opens JSON beside the CWL with
@@ -10,11 +12,24 @@
 //   settings  - the workspace's cwlMcp.metaPrefix names the preview's `_meta` aliases key
 //   refresh   - editing `id:` to echo-region2 refreshes the preview to "echo_region2"
 //   settings-change - rewriting .vscode/settings.json re-derives the preview with the new prefix
+//   preview-stale - broken YAML (`title: [Echo a region`): the preview keeps the last good Tool
+//               below an OUT OF DATE header (decorated as a warning), the lens says "cannot be
+//               derived"; problems-broken-yaml: panel and status bar are check's for that text;
+//               preview-recovers: undo brings the fresh Tool, no header, the lens names it
 //   yaml-mode - switched to language YAML, the *.cwl file is still served (hover)
+//   code-action - with the preview closed, the server's "Preview derived MCP Tool" action opens it
+//   quick-fix - Ctrl+. on `agent:Tool`, "Bind `agent` ..." from the keyboard: the buffer (read
+//               back through the clipboard) gets exactly the binding line; quick-fix-problems:
+//               namespace-unbound leaves the panel, which is check's for the new text
+// E2E_FAKE_DUPLICATE=check adds a copy of a diagnostic to check's list, to see the checks fail.
 // Env: NODE_PATH (holding playwright-core), CS_URL, FILE (name in the workspace), FIXTURE (its
-// path on disk, to find positions), OUT (screenshots, result.json). Exit 1 if any check failed.
+// path on disk, to find positions), SERVER (the cwl-mcp-lsp binary, for check), OUT (screenshots,
+// result.json). Exit 1 if any check failed.
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require('playwright-core');
@@ -35,6 +50,38 @@ const check = (name, ok, detail) => {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${d}`.slice(0, 400));
 };
 const nbsp = (s) => (s || '').replace(/\u00a0/g, ' ');
+const oneSpace = (s) => nbsp(s).replace(/\s+/g, ' ').trim();
+
+// What `cwl-mcp-lsp check --format json` reports for `text` (in a folder of its own, so that the
+// server in code-server does not see the copy): the Problems panel lists every diagnostic but the
+// hints (VS Code shows those in the editor only), each once; the status bar counts errors,
+// warnings and infos.
+const server = process.env.SERVER || process.env.CWL_MCP_LSP;
+const checkDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwl-mcp-check-'));
+function checkOf(text) {
+  const p = path.join(checkDir, file);
+  fs.writeFileSync(p, text);
+  const r = spawnSync(server, ['check', '--format', 'json', p], { encoding: 'utf8' });
+  const list = JSON.parse(r.stdout);
+  if (process.env.E2E_FAKE_DUPLICATE === 'check' && list[0]) list.push(list[0]); // to see it fail
+  const count = (sev) => list.filter((d) => d.severity === sev).length;
+  return {
+    rows: list.filter((d) => d.severity !== 'hint')
+      .map((d) => `${oneSpace(d.message)} | ${d.code} | Ln ${d.line}, Col ${d.column}`).sort(),
+    errors: count('error'), warnings: count('warning'), infos: count('information'), codes: list.map((d) => d.code),
+  };
+}
+/** Problems panel rows "message / source / code / [Ln L, Col C]" -> "message | code | Ln L, Col C". */
+function panelRow(t) {
+  const lines = nbsp(t).split('\n').map((l) => l.trim()).filter(Boolean);
+  const m = /^\[(Ln \d+, Col \d+)\]$/.exec(lines[lines.length - 1] || '');
+  if (!m || lines.length < 4) return { file: lines.join(' ') };
+  return { row: `${oneSpace(lines.slice(0, -3).join(' '))} | ${lines[lines.length - 2]} | ${m[1]}` };
+}
+function statusCounts(label) {
+  const n = (re) => Number((re.exec(label || '') || [0, 0])[1]);
+  return { errors: n(/Errors?:\s*(\d+)/i), warnings: n(/Warnings?:\s*(\d+)/i), infos: n(/Infos?:\s*(\d+)/i) };
+}
 /** 1-based line of the first fixture line matching re. */
 const lineOf = (re) => { const i = fixture.findIndex((l) => re.test(l)); if (i < 0) throw new Error(`fixture has no ${re}`); return i + 1; };
 
@@ -63,7 +110,12 @@ async function poll(fn, ms, step = 200) {
   }
   return v;
 }
-const groupText = (i) => page.locator('.editor-group-container').nth(i).locator('.view-lines').first().innerText().then(nbsp);
+// the visible lines of editor group i, in their on-screen order (the DOM order of monaco's line
+// elements is not the order on screen after an update)
+const groupText = (i) => page.locator('.editor-group-container').nth(i).locator('.view-lines').first()
+  .evaluate((el) => [...el.querySelectorAll(':scope > .view-line')]
+    .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top)).map((l) => l.innerText).join('\n'))
+  .then(nbsp);
 // Quick Open the file; the file index may still be loading, so wait for the row, and retry
 async function openFile() {
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -79,6 +131,60 @@ async function openFile() {
   }
   throw new Error(`could not open ${file} with Quick Open`);
 }
+// the editor's own state: status-bar counts and Problems panel rows (the panel is opened for it)
+async function problemsState() {
+  if (!(await page.locator('.markers-panel').isVisible().catch(() => false))) {
+    await page.keyboard.press('Control+Shift+M');
+    await page.locator('.markers-panel').waitFor({ timeout: 10000 }).catch(() => {});
+  }
+  const label = (await page.locator('#status\\.problems').getAttribute('aria-label').catch(() => '')) || '';
+  const all = (await page.locator('.markers-panel .monaco-list-row').allInnerTexts().catch(() => [])).map(panelRow);
+  const rows = all.filter((r) => r.row).map((r) => r.row).sort();
+  const files = all.filter((r) => r.file).map((r) => r.file);
+  return { label, status: statusCounts(label), rows, files };
+}
+const duplicatesOf = (rows) => rows.filter((r, i) => rows.indexOf(r) !== i);
+/** a minus b, as multisets */
+function minus(a, b) {
+  const left = [...b];
+  return a.filter((x) => { const i = left.indexOf(x); if (i < 0) return true; left.splice(i, 1); return false; });
+}
+function sameState(st, want) {
+  const badge = st.files.length === 1 ? Number((/(\d+)$/.exec(st.files[0]) || [0, -1])[1]) : -1;
+  return JSON.stringify(st.rows) === JSON.stringify(want.rows) && badge === want.rows.length
+    && st.status.errors === want.errors && st.status.warnings === want.warnings && st.status.infos === want.infos;
+}
+// waits until the editor shows what check reports for `text`, then a while longer (a late second
+// copy, push beside pull, would show up), and checks again
+async function problemsMatch(name, text, extraOk = () => true) {
+  const want = checkOf(text);
+  await poll(async () => sameState(await problemsState(), want), 30000);
+  await page.waitForTimeout(1000);
+  const st = await problemsState();
+  const dup = duplicatesOf(st.rows);
+  check(name, sameState(st, want) && dup.length === 0 && extraOk(st),
+    { status: st.label, panel_files: st.files, duplicates: dup, only_in_panel: minus(st.rows, want.rows),
+      only_in_check: minus(want.rows, st.rows),
+      check: { errors: want.errors, warnings: want.warnings, infos: want.infos, rows: want.rows.length } });
+  return st;
+}
+async function closePanel() {
+  if (await page.locator('.markers-panel').isVisible().catch(() => false)) await page.keyboard.press('Control+J');
+  await page.keyboard.press('Control+1');
+}
+// the CWL editor's text, read back through the clipboard (select all, copy)
+async function bufferText() {
+  await page.keyboard.press('Control+1');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Control+C');
+  await page.waitForTimeout(200);
+  const t = await page.evaluate(() => navigator.clipboard.readText());
+  await page.keyboard.press('Control+Home');
+  return t;
+}
+const lensText = () => page.locator('.editor-group-container').first().locator('.codelens-decoration')
+  .allInnerTexts().then((t) => t.map(nbsp).join(' | '));
+
 async function palette(command) {
   await page.keyboard.press('F1');
   await page.waitForSelector('.quick-input-widget .quick-input-box input', { timeout: 10000 });
@@ -90,6 +196,7 @@ async function palette(command) {
 
 try {
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
   page = await ctx.newPage();
   page.on('console', (m) => { if (m.type() === 'error') (res.console_errors ??= []).push(m.text().slice(0, 200)); });
   await page.goto(url, { waitUntil: 'domcontentloaded' });
@@ -109,26 +216,16 @@ try {
     || (await tokenColours().catch(() => []));
   check('language', mode === 'CWL' && colours.length >= 3, { languageMode: mode, tokenColours: colours.length });
 
-  // diagnostics: status bar count, then the Problems panel
-  const problems = page.locator('#status\\.problems');
-  const label = await poll(async () => {
-    const l = (await problems.getAttribute('aria-label')) || '';
-    return (l.match(/\d+/g) || []).some((n) => Number(n) > 0) ? l : undefined;
-  }, 30000) || (await problems.getAttribute('aria-label').catch(() => ''));
+  // diagnostics as the user sees them: the Problems panel lists each of check's diagnostics
+  // (hints aside) exactly once, and the status bar counts its errors, warnings and infos
+  const original = fixture.join('\n');
+  const opened = await problemsMatch('problems', original, (st) => st.rows.some((r) => /\| namespace-unbound \|/.test(r)));
   mark('diagnostics');
-  res.problems_label = label;
-  await shot('01-opened');
-  await page.keyboard.press('Control+Shift+M');
-  const rows = await poll(async () => {
-    const r = await page.locator('.markers-panel .monaco-list-row').allInnerTexts();
-    return r.some((t) => /namespace-unbound/.test(t)) ? r : undefined;
-  }, 10000) || (await page.locator('.markers-panel .monaco-list-row').allInnerTexts().catch(() => []));
-  res.problems_panel = rows.map(nbsp).slice(0, 12);
-  check('problems', /[1-9]/.test(label || '') && res.problems_panel.some((t) => /cwl-mcp/.test(t) && /namespace-unbound/.test(t)),
-    { status: label, panel: res.problems_panel });
+  res.problems_label = opened.label;
+  res.problems_panel = opened.rows;
   await shot('02-problems');
-  await page.keyboard.press('Control+J'); // hide the panel again
-  await page.keyboard.press('Control+1');  // back to the CWL editor
+  await closePanel();
+  await shot('01-opened');
 
   // hover on readOnlyHint of the mcp:Tool hint
   const hoverLine = lineOf(/^\s+readOnlyHint:/);
@@ -218,9 +315,52 @@ try {
     mark('settings_change');
     check('settings-change', changed.includes('"org.example/changed-aliases"'), changed.slice(-200));
     await shot('07-settings-changed');
+
+    // broken YAML (`title: [Echo a region`): the server answers the preview with an error; the
+    // preview keeps the last good Tool below an OUT OF DATE header (drawn as a warning), the lens
+    // says the Tool cannot be derived, and the Problems panel and status bar follow the text
+    await page.keyboard.press('Control+1');
+    const goodText = await bufferText();
+    await goTo(titleLine, '    title: '.length + 1);
+    await page.keyboard.type('[');
+    const staleMark = '// CWL MCP: OUT OF DATE';
+    const stale = await poll(async () => {
+      const t = await groupText(1);
+      return t.startsWith(staleMark) ? t : undefined;
+    }, 15000) || (await groupText(1).catch(() => ''));
+    const lensBroken = await poll(async () => { const l = await lensText(); return /cannot be derived/.test(l) ? l : undefined; }, 10000)
+      || (await lensText().catch(() => ''));
+    const decorated = await page.locator('.editor-group-container').nth(1)
+      .locator('.view-overlays div[class*="TextEditorDecorationType"]').count().catch(() => 0);
+    mark('preview_stale');
+    res.preview_stale = stale.slice(0, 800);
+    check('preview-stale', stale.startsWith(staleMark) && /yaml/i.test(stale.split('{')[0])
+        && stale.includes(`"name": "${expectedName}2"`) && decorated >= 2 && /cannot be derived/.test(lensBroken),
+      { header: stale.split('\n').filter((l) => l.startsWith('//')), last_good_kept: stale.includes(`"name": "${expectedName}2"`),
+        decorated_lines: decorated, lens: lensBroken });
+    await shot('07b-preview-out-of-date');
+    const brokenText = await bufferText();
+    await problemsMatch('problems-broken-yaml', brokenText, (st) => st.status.errors > 0 && brokenText !== goodText);
+    await shot('07c-problems-broken-yaml');
+    await closePanel();
+    await page.keyboard.press('Control+Z');
+    const recovered = await poll(async () => {
+      const t = await groupText(1);
+      return t.startsWith('{') && t.includes(`"name": "${expectedName}2"`) ? t : undefined;
+    }, 15000) || (await groupText(1).catch(() => ''));
+    const lensBack = await poll(async () => { const l = await lensText(); return l.includes(`${expectedName}2`) ? l : undefined; }, 10000)
+      || (await lensText().catch(() => ''));
+    const decoratedAfter = await page.locator('.editor-group-container').nth(1)
+      .locator('.view-overlays div[class*="TextEditorDecorationType"]').count().catch(() => -1);
+    const undone = await bufferText();
+    mark('preview_recovers');
+    check('preview-recovers', recovered.startsWith('{') && recovered.includes(`"name": "${expectedName}2"`)
+        && decoratedAfter === 0 && lensBack.includes(`MCP Tool: ${expectedName}2`) && undone === goodText,
+      { preview: recovered.slice(0, 60), decorated_lines: decoratedAfter, lens: lensBack, text_restored: undone === goodText });
   } else {
-    check('refresh', false, 'skipped: no preview');
-    check('settings-change', false, 'skipped: no preview');
+    for (const k of ['refresh', 'settings-change', 'preview-stale', 'problems-broken-yaml', 'preview-recovers']) {
+      check(k, false, 'skipped: no preview');
+    }
     // still change the setting, for the on-the-wire check in e2e.sh
     fs.writeFileSync(`${process.env.FIXTURE.replace(/[^/]+$/, '')}.vscode/settings.json`,
       '{ "cwlMcp.metaPrefix": "org.example/changed" }\n');
@@ -259,9 +399,12 @@ try {
 
   // the server's code action "Preview derived MCP Tool" (command cwl-mcp.previewTool) opens the
   // same preview: the extension's executeCommand middleware handles it
-  await palette('View: Close All Editors');
-  await page.waitForTimeout(500);
-  await openFile();
+  // close the preview first (its group), so that only the code action can open it again
+  const previewTab = page.locator('.tab', { hasText: 'MCP Tool' }).first();
+  await previewTab.hover().catch(() => {});
+  await previewTab.locator('.codicon-close').first().click().catch(() => {});
+  const closed = await poll(async () => (await page.locator('.tab', { hasText: 'MCP Tool' }).count()) === 0, 10000);
+  await page.keyboard.press('Control+1');
   await goTo(titleLine, 6);
   await page.keyboard.press('Control+.');
   const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Preview derived MCP Tool' }).first();
@@ -286,8 +429,41 @@ try {
     await page.keyboard.press('Escape');
   }
   mark('code_action');
-  check('code-action', offered && viaAction.includes('"name": '), { offered: res.code_actions, preview: viaAction.slice(0, 80) });
+  check('code-action', !!closed && offered && viaAction.includes('"name": '),
+    { preview_closed_first: !!closed, offered: res.code_actions, preview: viaAction.slice(0, 80) });
   await shot('08b-code-action-preview');
+
+  // a quick fix through the editor: Ctrl+. on `agent:Tool` (namespace-unbound), "Bind `agent` ..."
+  // chosen from the keyboard; the buffer gets the binding, namespace-unbound leaves the Problems
+  // panel and the panel and status bar become check's for the new text
+  const agentLine = lineOf(/^ {2}agent:Tool:/);
+  const mcpLine = lineOf(/^ {2}mcp: /);
+  const beforeFix = await bufferText();
+  const wantFixed = beforeFix.split('\n');
+  wantFixed.splice(mcpLine, 0, '  agent: https://eoap.github.io/cwl-mcp-extension#');
+  await goTo(agentLine, 3);
+  await page.keyboard.press('Control+.');
+  const fixRow = page.locator('.action-widget .monaco-list-row', { hasText: 'Bind `agent`' }).first();
+  const fixOffered = await fixRow.waitFor({ timeout: 10000 }).then(() => true, () => false);
+  res.quick_fixes = (await page.locator('.action-widget .monaco-list-row').allInnerTexts().catch(() => [])).map(nbsp);
+  if (fixOffered) {
+    for (let i = 0; i < 8; i++) {
+      const focused = nbsp(await page.locator('.action-widget .monaco-list-row.focused').innerText().catch(() => ''));
+      if (/Bind `agent`/.test(focused)) break;
+      await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('Enter');
+    await poll(async () => (await groupText(0)).includes('agent: https://eoap'), 10000);
+  } else {
+    await page.keyboard.press('Escape');
+  }
+  const fixed = await bufferText();
+  mark('quick_fix');
+  check('quick-fix', fixOffered && fixed === wantFixed.join('\n'),
+    { offered: res.quick_fixes, text_as_expected: fixed === wantFixed.join('\n'),
+      got_lines: fixed.split('\n').slice(mcpLine - 2, mcpLine + 2) });
+  await problemsMatch('quick-fix-problems', fixed, (st) => !st.rows.some((r) => /\| namespace-unbound \|/.test(r)));
+  await shot('08c-quick-fix');
 
   res.notifications = (await page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts().catch(() => [])).map(nbsp);
 } catch (e) {
@@ -300,7 +476,9 @@ try {
 fs.writeFileSync(`${out}/result.json`, JSON.stringify(res, null, 1));
 const all = Object.values(res.checks);
 const failed = all.filter((c) => !c.ok).length;
-const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change', 'yaml-mode', 'title-button', 'code-action'];
+const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change',
+  'preview-stale', 'problems-broken-yaml', 'preview-recovers', 'yaml-mode', 'title-button', 'code-action', 'quick-fix',
+  'quick-fix-problems'];
 const missing = want.filter((k) => !(k in res.checks));
 console.log(`timings (ms since start): ${JSON.stringify(res.t_ms)}`);
 console.log(`browser checks: ${all.length - failed} passed, ${failed + missing.length} failed (missing: ${missing.join(', ') || 'none'})`);

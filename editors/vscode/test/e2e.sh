@@ -157,7 +157,7 @@ start_code_server "$RUN/main"
 
 # 7. drive it
 set +e
-NODE_PATH="$TOOLS/pw/node_modules" CS_URL="http://127.0.0.1:$PORT" FILE=broken-hint.cwl \
+NODE_PATH="$TOOLS/pw/node_modules" CS_URL="http://127.0.0.1:$PORT" FILE=broken-hint.cwl SERVER="$SERVER" \
   FIXTURE="$RUN/main/ws/broken-hint.cwl" OUT="$OUT" node "$HERE/e2e.mjs"
 rc=$?
 set -e

@@ -6,6 +6,7 @@ local M = {}
 local previews = {} -- source bufnr -> { buf = preview bufnr, process_id = string|nil, timer = uv timer }
 local attached = {} -- source bufnr -> true while our nvim_buf_attach callback is attached
 local uv = vim.uv or vim.loop
+local HL_NS = vim.api.nvim_create_namespace('cwl_mcp_preview')
 
 local json_scalar = (vim.json and vim.json.encode) or vim.fn.json_encode
 local EMPTY_DICT_MT = vim.empty_dict and getmetatable(vim.empty_dict()) or nil
@@ -61,16 +62,37 @@ local function comment(lines)
   return table.concat(out, '\n')
 end
 
+-- The header above the last good Tool while the current text derives none (issue 9 item 8: the
+-- pane keeps that Tool, visibly marked out of date, so that typing does not make it flicker).
+M.STALE_MARK = 'CWL MCP: OUT OF DATE'
+
+-- text, filetype and whether it is a Tool (`good`) for an answer of the server
 local function render(err, result)
   if err then
     local msg = type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err)
-    return comment('CWL MCP: no MCP Tool could be derived (see the diagnostics).\n' .. msg), 'jsonc'
+    return msg, 'jsonc', false
   end
   if result == nil or result == vim.NIL then
-    return comment('CWL MCP: the server derived no MCP Tool for this document.'), 'jsonc'
+    return 'the server derived no MCP Tool for this document', 'jsonc', false
   end
   local is_tool = type(result) == 'table' and result.name ~= nil
-  return M.encode(result, '', is_tool), 'json'
+  return M.encode(result, '', is_tool), 'json', true
+end
+
+-- what the preview shows: the Tool; or, when none derives now, why, above the last good Tool
+-- (marked out of date) or alone. Returns text, filetype, number of header lines.
+local function compose(p, text, ft, good)
+  if good then
+    p.last_good = text
+    return text, ft, 0
+  end
+  if not p.last_good then
+    local c = comment('CWL MCP: no MCP Tool could be derived (see the diagnostics).\n' .. text)
+    return c, ft, select(2, c:gsub('\n', '')) + 1
+  end
+  local head = comment(M.STALE_MARK .. ' (the last Tool derived; the current text derives none)\n' .. text
+    .. '\n(see the diagnostics; the Tool is shown again once the text derives one)')
+  return head .. '\n' .. p.last_good, 'jsonc', select(2, head:gsub('\n', '')) + 1
 end
 
 -- asks the server; calls done(text, filetype) in the main loop
@@ -78,13 +100,13 @@ local function derive(src, process_id, done)
   local cwl = require('cwl_mcp')
   local client = cwl.clients(src)[1]
   if not client then
-    done(comment('CWL MCP: cwl-mcp-lsp is not attached to this buffer.'), 'jsonc')
+    done('cwl-mcp-lsp is not attached to this buffer', 'jsonc', false)
     return
   end
   local params = { command = cwl.server_command, arguments = { vim.uri_from_bufnr(src), process_id or vim.NIL } }
   cwl.request(client, 'workspace/executeCommand', params, function(err, result)
-    local text, ft = render(err, result)
-    vim.schedule(function() done(text, ft) end)
+    local text, ft, good = render(err, result)
+    vim.schedule(function() done(text, ft, good) end)
   end, src)
 end
 
@@ -97,8 +119,16 @@ end
 local function refresh(src)
   local p = previews[src]
   if not p or not vim.api.nvim_buf_is_valid(p.buf) then return end
-  derive(src, p.process_id, function(text, ft)
-    if previews[src] == p then set_lines(p.buf, text, ft) end
+  derive(src, p.process_id, function(text, ft, good)
+    if previews[src] ~= p or not vim.api.nvim_buf_is_valid(p.buf) then return end
+    local shown, shown_ft, head = compose(p, text, ft, good)
+    set_lines(p.buf, shown, shown_ft)
+    -- for statuslines and tests: true while the buffer shows an out-of-date Tool
+    vim.b[p.buf].cwl_mcp_preview_stale = (not good and p.last_good ~= nil)
+    vim.api.nvim_buf_clear_namespace(p.buf, HL_NS, 0, -1)
+    for l = 0, head - 1 do
+      vim.api.nvim_buf_add_highlight(p.buf, HL_NS, 'WarningMsg', l, 0, -1)
+    end
   end)
 end
 

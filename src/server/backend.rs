@@ -1,43 +1,28 @@
 //! The `LanguageServer` implementation: converts requests, mutates state, schedules analysis.
 //! Every answer reads the document's [`Model`], built once per (version, settings generation)
 //! and shared; the session ([`Session`]) holds settings and project files.
-use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
-use super::capabilities::{APPLY_EDIT_COMMAND, ClientShape};
+use super::capabilities::{APPLY_EDIT_COMMAND, ClientFeatures, ClientShape, server_capabilities};
 use super::convert;
+use super::guard::{guarded, internal, invalid_params, lock};
+use super::scheduler::{Analysed, analyse, refresh_served, run_job};
 use super::session::Session;
-use super::state::{Cached, Job, OpenDocument, State, uri_path};
-use crate::base::{Diagnostic as PlainDiagnostic, DocumentContext};
-use crate::document::{Change, Document, Encoding, LineIndex};
+use super::state::{OpenDocument, State, uri_path};
+use crate::base::DocumentContext;
+use crate::document::{Change, Document, Encoding};
 use crate::features;
 use crate::features::preview::{self, PREVIEW_COMMAND};
 use crate::model::Model;
-use crate::model::workspace;
 
 // The preview code action has no kind: editors list kind-less actions in their code action
 // menu (VS Code's Ctrl+. shows no `source.*` action), and it edits nothing.
-
-/// What the client declared at `initialize` that changes how the server behaves.
-#[derive(Clone, Copy, Debug, Default)]
-struct ClientFeatures {
-    /// `textDocument.diagnostic`: diagnostics by pull only (SPEC §6).
-    pull_diagnostics: bool,
-    /// `workspace.diagnostics.refreshSupport`.
-    diagnostic_refresh: bool,
-    /// `workspace.configuration`.
-    configuration: bool,
-    /// `workspace.didChangeWatchedFiles.dynamicRegistration`.
-    watch_files: bool,
-    inlay_refresh: bool,
-    lens_refresh: bool,
-}
 
 pub struct Backend {
     client: Client,
@@ -51,93 +36,12 @@ pub struct Backend {
     shape: std::sync::OnceLock<ClientShape>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the lock leaves plain data behind; keep serving.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Runs analysis work off the protocol task; a panic becomes an error, never a dead server.
-pub async fn guarded<T: Send + 'static>(
-    what: &'static str,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T> {
-    match tokio::task::spawn_blocking(move || std::panic::catch_unwind(AssertUnwindSafe(f))).await {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(panic)) => {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(internal(format!("internal error in {what}: {msg}")))
-        }
-        Err(e) => Err(internal(format!("internal error in {what}: {e}"))),
-    }
-}
-
-pub fn internal(message: String) -> Error {
-    Error {
-        code: ErrorCode::InternalError,
-        message: message.into(),
-        data: None,
-    }
-}
-
-pub fn invalid_params(message: String) -> Error {
-    Error {
-        code: ErrorCode::InvalidParams,
-        message: message.into(),
-        data: None,
-    }
-}
-
 fn settings_value(value: &serde_json::Value) -> Option<&serde_json::Value> {
     match value.get("cwlMcp") {
         Some(v) => Some(v),
         None if value.is_object() => Some(value),
         None => None,
     }
-}
-
-/// One model, built by whoever asks first, with the document's settings and their error.
-struct Analysed {
-    model: Arc<Model>,
-    cached: Cached,
-}
-
-/// The model of `job`'s document version: the cached one, or built now (off the protocol
-/// task) and cached. Settings are resolved through the session, outside the documents' lock.
-async fn analyse(
-    state: &Arc<Mutex<State>>,
-    session: &Arc<Mutex<Session>>,
-    job: Job,
-) -> Result<Analysed> {
-    let cached = match job.cached.clone() {
-        Some(c) => c,
-        None => {
-            let (settings, config_error) = lock(session).settings_for(job.path.as_deref());
-            let fresh = Cached {
-                settings,
-                config_error,
-                model: Default::default(),
-            };
-            lock(state).store(&job.uri, job.key, fresh)
-        }
-    };
-    if let Some(model) = cached.model.get() {
-        return Ok(Analysed {
-            model: model.clone(),
-            cached,
-        });
-    }
-    let cell = cached.model.clone();
-    let settings = cached.settings.clone();
-    let model = guarded("analysis", move || {
-        cell.get_or_init(|| Arc::new(Model::new(job.snapshot, settings, job.context)))
-            .clone()
-    })
-    .await?;
-    Ok(Analysed { model, cached })
 }
 
 impl Backend {
@@ -316,125 +220,6 @@ impl Backend {
     }
 }
 
-/// Analyses one dirty document: records its served names (re-checking the documents that
-/// share one), publishes its diagnostics to a push client, and reports malformed project files.
-async fn run_job(
-    client: &Client,
-    state: &Arc<Mutex<State>>,
-    session: &Arc<Mutex<Session>>,
-    features: ClientFeatures,
-    encoding: Encoding,
-    job: Job,
-) {
-    let uri = job.uri.clone();
-    let key = job.key;
-    let analysed = match analyse(state, session, job).await {
-        Ok(a) => a,
-        Err(e) => {
-            client
-                .log_message(MessageType::ERROR, format!("cwl-mcp: {}", e.message))
-                .await;
-            return;
-        }
-    };
-    let model = analysed.model;
-    let others = refresh_served(state, session, &uri).await;
-    let names = workspace::served_names(&model, workspace::Scope::Diagnosed);
-    let (items, affected) = {
-        let mut st = lock(state);
-        if st.version(&uri) != Some(key.0) {
-            return; // superseded: the newer version is already queued
-        }
-        let mut affected = st.set_served(&uri, key, names);
-        affected.extend(others.into_iter().filter(|o| *o != uri));
-        affected.sort_by(|a, b| a.as_str().cmp(b.as_str()));
-        affected.dedup();
-        for other in &affected {
-            st.published.remove(other);
-            st.dirty.insert(other.clone());
-        }
-        let publish = !features.pull_diagnostics && st.published.get(&uri) != Some(&key);
-        let items = publish.then(|| {
-            st.published.insert(uri.clone(), key);
-            st.diagnostics(&uri, &model, analysed.cached.config_error.as_ref())
-        });
-        (items, affected)
-    };
-    report_project_files(client, session, encoding).await;
-    if let Some(items) = items {
-        let lines = &model.snapshot.lines;
-        let items = items
-            .iter()
-            .map(|d| convert::diagnostic(lines, &uri, d, encoding))
-            .collect();
-        client.publish_diagnostics(uri, items, Some(key.0)).await;
-    }
-    if !affected.is_empty() {
-        if features.pull_diagnostics {
-            if features.diagnostic_refresh {
-                let _ = client.workspace_diagnostic_refresh().await;
-            }
-        } else {
-            // The worker loop picks the affected documents up (they are marked dirty).
-        }
-    }
-}
-
-/// Brings the served names of every other open document up to date (analysing those whose
-/// names are not known for their current version), so that cross-document diagnostics are
-/// the same whichever document the worker reached first. Returns the documents whose
-/// cross-document results may have changed.
-async fn refresh_served(
-    state: &Arc<Mutex<State>>,
-    session: &Arc<Mutex<Session>>,
-    except: &Uri,
-) -> Vec<Uri> {
-    let generation = lock(session).generation;
-    let stale = lock(state).stale_served(except, generation);
-    let mut affected = Vec::new();
-    for job in stale {
-        let (uri, key) = (job.uri.clone(), job.key);
-        let Ok(analysed) = analyse(state, session, job).await else {
-            continue;
-        };
-        let names = workspace::served_names(&analysed.model, workspace::Scope::Diagnosed);
-        let mut st = lock(state);
-        if st.version(&uri) == Some(key.0) {
-            affected.extend(st.set_served(&uri, key, names));
-        }
-    }
-    affected
-}
-
-/// A malformed `cwl-mcp.toml` is also reported on the file itself (cleared once fixed).
-async fn report_project_files(client: &Client, session: &Arc<Mutex<Session>>, encoding: Encoding) {
-    let (bad, fixed) = lock(session).project_file_reports();
-    for e in bad {
-        let Some(uri) = Uri::from_file_path(&e.path) else {
-            continue;
-        };
-        let text = std::fs::read_to_string(&e.path).unwrap_or_default();
-        let lines = LineIndex::from_text(&text);
-        let span = e
-            .span
-            .clone()
-            .unwrap_or(0..text.find('\n').unwrap_or(text.len()));
-        let diag = PlainDiagnostic::new(
-            span,
-            crate::base::Severity::Error,
-            crate::base::Code::Config,
-            format!("invalid cwl-mcp.toml, ignored: {}", e.message),
-        );
-        let item = convert::diagnostic(&lines, &uri, &diag, encoding);
-        client.publish_diagnostics(uri, vec![item], None).await;
-    }
-    for path in fixed {
-        if let Some(uri) = Uri::from_file_path(&path) {
-            client.publish_diagnostics(uri, vec![], None).await;
-        }
-    }
-}
-
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let caps = &params.capabilities;
@@ -448,30 +233,7 @@ impl LanguageServer for Backend {
         } else {
             Encoding::Utf16
         };
-        let workspace = caps.workspace.as_ref();
-        let features = ClientFeatures {
-            pull_diagnostics: caps
-                .text_document
-                .as_ref()
-                .is_some_and(|t| t.diagnostic.is_some()),
-            diagnostic_refresh: workspace
-                .and_then(|w| w.diagnostics.as_ref())
-                .and_then(|d| d.refresh_support)
-                .unwrap_or(false),
-            configuration: workspace.and_then(|w| w.configuration).unwrap_or(false),
-            watch_files: workspace
-                .and_then(|w| w.did_change_watched_files.as_ref())
-                .and_then(|d| d.dynamic_registration)
-                .unwrap_or(false),
-            inlay_refresh: workspace
-                .and_then(|w| w.inlay_hint.as_ref())
-                .and_then(|c| c.refresh_support)
-                .unwrap_or(false),
-            lens_refresh: workspace
-                .and_then(|w| w.code_lens.as_ref())
-                .and_then(|c| c.refresh_support)
-                .unwrap_or(false),
-        };
+        let features = ClientFeatures::from_capabilities(caps);
         *lock(&self.features) = features;
         let shape = ClientShape::from_capabilities(&params.capabilities);
         let _ = self.shape.set(shape);
@@ -508,55 +270,7 @@ impl LanguageServer for Backend {
         }
         self.start_worker();
         Ok(InitializeResult {
-            capabilities: ServerCapabilities {
-                position_encoding: Some(if utf8 {
-                    PositionEncodingKind::UTF8
-                } else {
-                    PositionEncodingKind::UTF16
-                }),
-                text_document_sync: Some(TextDocumentSyncCapability::Options(
-                    TextDocumentSyncOptions {
-                        open_close: Some(true),
-                        change: Some(TextDocumentSyncKind::INCREMENTAL),
-                        ..Default::default()
-                    },
-                )),
-                completion_provider: Some(CompletionOptions {
-                    trigger_characters: Some(vec![":".into(), " ".into()]),
-                    resolve_provider: Some(false),
-                    ..Default::default()
-                }),
-                hover_provider: Some(HoverProviderCapability::Simple(true)),
-                code_action_provider: Some(CodeActionProviderCapability::Options(
-                    CodeActionOptions {
-                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
-                        resolve_provider: Some(false),
-                        ..Default::default()
-                    },
-                )),
-                execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: std::iter::once(PREVIEW_COMMAND)
-                        .chain(shape.fixes_as_commands().then_some(APPLY_EDIT_COMMAND))
-                        .map(String::from)
-                        .collect(),
-                    work_done_progress_options: Default::default(),
-                }),
-                code_lens_provider: Some(CodeLensOptions {
-                    resolve_provider: Some(false),
-                }),
-                inlay_hint_provider: Some(OneOf::Left(true)),
-                document_symbol_provider: Some(OneOf::Left(true)),
-                // Pull only for clients that pull (SPEC §6): the others get pushes.
-                diagnostic_provider: features.pull_diagnostics.then(|| {
-                    DiagnosticServerCapabilities::Options(DiagnosticOptions {
-                        identifier: Some("cwl-mcp".into()),
-                        inter_file_dependencies: true,
-                        workspace_diagnostics: false,
-                        work_done_progress_options: Default::default(),
-                    })
-                }),
-                ..Default::default()
-            },
+            capabilities: server_capabilities(&features, &shape, utf8),
             server_info: Some(ServerInfo {
                 name: "cwl-mcp-lsp".into(),
                 version: Some(env!("CARGO_PKG_VERSION").into()),

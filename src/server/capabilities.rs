@@ -1,11 +1,12 @@
 //! What the client can take, read once from `InitializeParams.capabilities` (SPEC §6), and the
 //! pure functions that fit the features' plain data to it: snippets become plain text, markdown
 //! becomes plain text, and multi-line insertions are written for the client's indentation rule.
-//! `convert` applies them; the features never see the client.
-use tower_lsp_server::ls_types::{
-    ClientCapabilities, CodeActionClientCapabilities, CompletionClientCapabilities, InsertTextMode,
-    MarkupKind,
-};
+//! `convert` applies them; the features never see the client. Also what the client declared
+//! that changes what the server does ([`ClientFeatures`]: pull or push diagnostics, refreshes,
+//! watchers), and the capabilities the server advertises ([`server_capabilities`]).
+use tower_lsp_server::ls_types::*;
+
+use crate::features::preview::PREVIEW_COMMAND;
 
 /// The command a quick fix becomes for a client without `codeActionLiteralSupport`: its one
 /// argument is the fix's `WorkspaceEdit`, which the server sends back with
@@ -355,6 +356,109 @@ fn inline_plain(line: &str, out: &mut String) {
                 i += 1;
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the client declared that changes what the server does (not only how answers look), and
+// what the server advertises in return.
+
+/// What the client declared at `initialize` that changes how the server behaves.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClientFeatures {
+    /// `textDocument.diagnostic`: diagnostics by pull only (SPEC §6).
+    pub pull_diagnostics: bool,
+    /// `workspace.diagnostics.refreshSupport`.
+    pub diagnostic_refresh: bool,
+    /// `workspace.configuration`.
+    pub configuration: bool,
+    /// `workspace.didChangeWatchedFiles.dynamicRegistration`.
+    pub watch_files: bool,
+    pub inlay_refresh: bool,
+    pub lens_refresh: bool,
+}
+
+impl ClientFeatures {
+    pub fn from_capabilities(caps: &ClientCapabilities) -> ClientFeatures {
+        let workspace = caps.workspace.as_ref();
+        ClientFeatures {
+            pull_diagnostics: caps
+                .text_document
+                .as_ref()
+                .is_some_and(|t| t.diagnostic.is_some()),
+            diagnostic_refresh: workspace
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                .unwrap_or(false),
+            configuration: workspace.and_then(|w| w.configuration).unwrap_or(false),
+            watch_files: workspace
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+            inlay_refresh: workspace
+                .and_then(|w| w.inlay_hint.as_ref())
+                .and_then(|c| c.refresh_support)
+                .unwrap_or(false),
+            lens_refresh: workspace
+                .and_then(|w| w.code_lens.as_ref())
+                .and_then(|c| c.refresh_support)
+                .unwrap_or(false),
+        }
+    }
+}
+
+/// The capabilities the server advertises to a client with `features` and `shape`.
+pub fn server_capabilities(
+    features: &ClientFeatures,
+    shape: &ClientShape,
+    utf8: bool,
+) -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(if utf8 {
+            PositionEncodingKind::UTF8
+        } else {
+            PositionEncodingKind::UTF16
+        }),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                ..Default::default()
+            },
+        )),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![":".into(), " ".into()]),
+            resolve_provider: Some(false),
+            ..Default::default()
+        }),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            resolve_provider: Some(false),
+            ..Default::default()
+        })),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: std::iter::once(PREVIEW_COMMAND)
+                .chain(shape.fixes_as_commands().then_some(APPLY_EDIT_COMMAND))
+                .map(String::from)
+                .collect(),
+            work_done_progress_options: Default::default(),
+        }),
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        inlay_hint_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        // Pull only for clients that pull (SPEC §6): the others get pushes.
+        diagnostic_provider: features.pull_diagnostics.then(|| {
+            DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                identifier: Some("cwl-mcp".into()),
+                inter_file_dependencies: true,
+                workspace_diagnostics: false,
+                work_done_progress_options: Default::default(),
+            })
+        }),
+        ..Default::default()
     }
 }
 

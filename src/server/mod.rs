@@ -4,6 +4,8 @@ mod backend;
 pub mod capabilities;
 pub mod convert;
 mod frames;
+mod guard;
+mod scheduler;
 mod session;
 pub mod state;
 

@@ -1,0 +1,46 @@
+//! Guards every handler shares: locks that survive a panic, analysis off the protocol task
+//! under `catch_unwind` (a panic becomes an error response, never a dead server), errors.
+use std::panic::AssertUnwindSafe;
+use std::sync::{Mutex, MutexGuard};
+
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock leaves plain data behind; keep serving.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Runs analysis work off the protocol task; a panic becomes an error, never a dead server.
+pub async fn guarded<T: Send + 'static>(
+    what: &'static str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T> {
+    match tokio::task::spawn_blocking(move || std::panic::catch_unwind(AssertUnwindSafe(f))).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(panic)) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(internal(format!("internal error in {what}: {msg}")))
+        }
+        Err(e) => Err(internal(format!("internal error in {what}: {e}"))),
+    }
+}
+
+pub fn internal(message: String) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: message.into(),
+        data: None,
+    }
+}
+
+pub fn invalid_params(message: String) -> Error {
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: message.into(),
+        data: None,
+    }
+}

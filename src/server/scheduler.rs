@@ -1,0 +1,179 @@
+//! The diagnostics scheduler: analyses the latest version of each dirty document off the
+//! protocol task, records the names it serves (cross-document rules), publishes to push
+//! clients (never a superseded version; bursts coalesce), and reports malformed project files.
+//! Requests build or share models through [`analyse`] too.
+use std::sync::{Arc, Mutex};
+
+use tower_lsp_server::Client;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+
+use super::capabilities::ClientFeatures;
+use super::convert;
+use super::guard::{guarded, lock};
+use super::session::Session;
+use super::state::{Cached, Job, State};
+use crate::base::Diagnostic as PlainDiagnostic;
+use crate::document::{Encoding, LineIndex};
+use crate::model::Model;
+use crate::model::workspace;
+
+/// One model, built by whoever asks first, with the document's settings and their error.
+pub struct Analysed {
+    pub model: Arc<Model>,
+    pub cached: Cached,
+}
+
+/// The model of `job`'s document version: the cached one, or built now (off the protocol
+/// task) and cached. Settings are resolved through the session, outside the documents' lock.
+pub async fn analyse(
+    state: &Arc<Mutex<State>>,
+    session: &Arc<Mutex<Session>>,
+    job: Job,
+) -> Result<Analysed> {
+    let cached = match job.cached.clone() {
+        Some(c) => c,
+        None => {
+            let (settings, config_error) = lock(session).settings_for(job.path.as_deref());
+            let fresh = Cached {
+                settings,
+                config_error,
+                model: Default::default(),
+            };
+            lock(state).store(&job.uri, job.key, fresh)
+        }
+    };
+    if let Some(model) = cached.model.get() {
+        return Ok(Analysed {
+            model: model.clone(),
+            cached,
+        });
+    }
+    let cell = cached.model.clone();
+    let settings = cached.settings.clone();
+    let model = guarded("analysis", move || {
+        cell.get_or_init(|| Arc::new(Model::new(job.snapshot, settings, job.context)))
+            .clone()
+    })
+    .await?;
+    Ok(Analysed { model, cached })
+}
+
+/// Analyses one dirty document: records its served names (re-checking the documents that
+/// share one), publishes its diagnostics to a push client, and reports malformed project files.
+pub async fn run_job(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    session: &Arc<Mutex<Session>>,
+    features: ClientFeatures,
+    encoding: Encoding,
+    job: Job,
+) {
+    let uri = job.uri.clone();
+    let key = job.key;
+    let analysed = match analyse(state, session, job).await {
+        Ok(a) => a,
+        Err(e) => {
+            client
+                .log_message(MessageType::ERROR, format!("cwl-mcp: {}", e.message))
+                .await;
+            return;
+        }
+    };
+    let model = analysed.model;
+    let others = refresh_served(state, session, &uri).await;
+    let names = workspace::served_names(&model, workspace::Scope::Diagnosed);
+    let (items, affected) = {
+        let mut st = lock(state);
+        if st.version(&uri) != Some(key.0) {
+            return; // superseded: the newer version is already queued
+        }
+        let mut affected = st.set_served(&uri, key, names);
+        affected.extend(others.into_iter().filter(|o| *o != uri));
+        affected.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        affected.dedup();
+        for other in &affected {
+            st.published.remove(other);
+            st.dirty.insert(other.clone());
+        }
+        let publish = !features.pull_diagnostics && st.published.get(&uri) != Some(&key);
+        let items = publish.then(|| {
+            st.published.insert(uri.clone(), key);
+            st.diagnostics(&uri, &model, analysed.cached.config_error.as_ref())
+        });
+        (items, affected)
+    };
+    report_project_files(client, session, encoding).await;
+    if let Some(items) = items {
+        let lines = &model.snapshot.lines;
+        let items = items
+            .iter()
+            .map(|d| convert::diagnostic(lines, &uri, d, encoding))
+            .collect();
+        client.publish_diagnostics(uri, items, Some(key.0)).await;
+    }
+    if !affected.is_empty() {
+        if features.pull_diagnostics {
+            if features.diagnostic_refresh {
+                let _ = client.workspace_diagnostic_refresh().await;
+            }
+        } else {
+            // The worker loop picks the affected documents up (they are marked dirty).
+        }
+    }
+}
+
+/// Brings the served names of every other open document up to date (analysing those whose
+/// names are not known for their current version), so that cross-document diagnostics are
+/// the same whichever document the worker reached first. Returns the documents whose
+/// cross-document results may have changed.
+pub async fn refresh_served(
+    state: &Arc<Mutex<State>>,
+    session: &Arc<Mutex<Session>>,
+    except: &Uri,
+) -> Vec<Uri> {
+    let generation = lock(session).generation;
+    let stale = lock(state).stale_served(except, generation);
+    let mut affected = Vec::new();
+    for job in stale {
+        let (uri, key) = (job.uri.clone(), job.key);
+        let Ok(analysed) = analyse(state, session, job).await else {
+            continue;
+        };
+        let names = workspace::served_names(&analysed.model, workspace::Scope::Diagnosed);
+        let mut st = lock(state);
+        if st.version(&uri) == Some(key.0) {
+            affected.extend(st.set_served(&uri, key, names));
+        }
+    }
+    affected
+}
+
+/// A malformed `cwl-mcp.toml` is also reported on the file itself (cleared once fixed).
+async fn report_project_files(client: &Client, session: &Arc<Mutex<Session>>, encoding: Encoding) {
+    let (bad, fixed) = lock(session).project_file_reports();
+    for e in bad {
+        let Some(uri) = Uri::from_file_path(&e.path) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&e.path).unwrap_or_default();
+        let lines = LineIndex::from_text(&text);
+        let span = e
+            .span
+            .clone()
+            .unwrap_or(0..text.find('\n').unwrap_or(text.len()));
+        let diag = PlainDiagnostic::new(
+            span,
+            crate::base::Severity::Error,
+            crate::base::Code::Config,
+            format!("invalid cwl-mcp.toml, ignored: {}", e.message),
+        );
+        let item = convert::diagnostic(&lines, &uri, &diag, encoding);
+        client.publish_diagnostics(uri, vec![item], None).await;
+    }
+    for path in fixed {
+        if let Some(uri) = Uri::from_file_path(&path) {
+            client.publish_diagnostics(uri, vec![], None).await;
+        }
+    }
+}

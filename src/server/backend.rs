@@ -116,6 +116,7 @@ impl Backend {
         let client = self.client.clone();
         let features = self.features();
         let encoding = self.encoding();
+        let shape = self.shape();
         tokio::spawn(async move {
             loop {
                 wake.notified().await;
@@ -133,7 +134,7 @@ impl Backend {
                         st.job(&uri, generation)
                     };
                     let Some(job) = job else { continue };
-                    run_job(&client, &state, &session, features, encoding, job).await;
+                    run_job(&client, &state, &session, (features, shape), encoding, job).await;
                 }
             }
         });
@@ -625,7 +626,7 @@ impl LanguageServer for Backend {
                     result_id: None,
                     items: diags
                         .iter()
-                        .map(|d| convert::diagnostic(lines, &uri, d, encoding))
+                        .map(|d| convert::diagnostic(lines, &uri, d, encoding, &self.shape()))
                         .collect(),
                 },
             }),

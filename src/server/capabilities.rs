@@ -37,6 +37,10 @@ pub struct ClientShape {
     /// `workspace.applyEdit`: quick fixes can reach a client without code action literals as
     /// commands that the server applies.
     pub apply_edit: bool,
+    /// `publishDiagnostics.codeDescriptionSupport`: diagnostics carry their documentation link.
+    pub code_description: bool,
+    /// `publishDiagnostics.relatedInformation`: diagnostics carry the other places they concern.
+    pub related_information: bool,
 }
 
 impl ClientShape {
@@ -74,6 +78,14 @@ impl ClientShape {
                 .workspace
                 .as_ref()
                 .and_then(|w| w.apply_edit)
+                .unwrap_or(false),
+            code_description: text
+                .and_then(|t| t.publish_diagnostics.as_ref())
+                .and_then(|p| p.code_description_support)
+                .unwrap_or(false),
+            related_information: text
+                .and_then(|t| t.publish_diagnostics.as_ref())
+                .and_then(|p| p.related_information)
                 .unwrap_or(false),
         }
     }
@@ -492,7 +504,8 @@ mod tests {
                 "hover": {"contentFormat": ["markdown"]},
                 "codeAction": {"isPreferredSupport": true,
                                "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix"]}}},
-                "documentSymbol": {"hierarchicalDocumentSymbolSupport": true}
+                "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
+                "publishDiagnostics": {"codeDescriptionSupport": true, "relatedInformation": true}
             }
         }));
         assert_eq!(
@@ -507,6 +520,8 @@ mod tests {
                 is_preferred: true,
                 hierarchical_symbols: true,
                 apply_edit: true,
+                code_description: true,
+                related_information: true,
             }
         );
         // Neovim: no asIs in the set (adjustIndentation only), plain text hover only.

@@ -33,6 +33,7 @@ pub fn diagnostic(
     uri: &lsp::Uri,
     d: &Diagnostic,
     enc: Encoding,
+    shape: &ClientShape,
 ) -> lsp::Diagnostic {
     let related: Vec<lsp::DiagnosticRelatedInformation> = d
         .related
@@ -61,15 +62,14 @@ pub fn diagnostic(
         range: range(lines, &d.span, enc),
         severity: Some(severity(d.severity)),
         code: Some(lsp::NumberOrString::String(d.code.to_string())),
-        code_description: d
-            .code
-            .doc_url()
-            .parse()
-            .ok()
+        code_description: shape
+            .code_description
+            .then(|| d.code.doc_url().parse().ok())
+            .flatten()
             .map(|href| lsp::CodeDescription { href }),
         source: Some("cwl-mcp".to_string()),
         message: d.message.clone(),
-        related_information: (!related.is_empty()).then_some(related),
+        related_information: (shape.related_information && !related.is_empty()).then_some(related),
         ..Default::default()
     }
 }
@@ -336,6 +336,8 @@ mod tests {
             is_preferred: true,
             hierarchical_symbols: true,
             apply_edit: true,
+            code_description: true,
+            related_information: true,
         }
     }
 

@@ -8,7 +8,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
-use super::capabilities::ClientFeatures;
+use super::capabilities::{ClientFeatures, ClientShape};
 use super::convert;
 use super::guard::{guarded, lock};
 use super::session::Session;
@@ -65,7 +65,7 @@ pub async fn run_job(
     client: &Client,
     state: &Arc<Mutex<State>>,
     session: &Arc<Mutex<Session>>,
-    features: ClientFeatures,
+    (features, shape): (ClientFeatures, ClientShape),
     encoding: Encoding,
     job: Job,
 ) {
@@ -103,12 +103,12 @@ pub async fn run_job(
         });
         (items, affected)
     };
-    report_project_files(client, session, encoding).await;
+    report_project_files(client, session, encoding, &shape).await;
     if let Some(items) = items {
         let lines = &model.snapshot.lines;
         let items = items
             .iter()
-            .map(|d| convert::diagnostic(lines, &uri, d, encoding))
+            .map(|d| convert::diagnostic(lines, &uri, d, encoding, &shape))
             .collect();
         client.publish_diagnostics(uri, items, Some(key.0)).await;
     }
@@ -150,7 +150,12 @@ pub async fn refresh_served(
 }
 
 /// A malformed `cwl-mcp.toml` is also reported on the file itself (cleared once fixed).
-async fn report_project_files(client: &Client, session: &Arc<Mutex<Session>>, encoding: Encoding) {
+async fn report_project_files(
+    client: &Client,
+    session: &Arc<Mutex<Session>>,
+    encoding: Encoding,
+    shape: &ClientShape,
+) {
     let (bad, fixed) = lock(session).project_file_reports();
     for e in bad {
         let Some(uri) = Uri::from_file_path(&e.path) else {
@@ -168,7 +173,7 @@ async fn report_project_files(client: &Client, session: &Arc<Mutex<Session>>, en
             crate::base::Code::Config,
             format!("invalid cwl-mcp.toml, ignored: {}", e.message),
         );
-        let item = convert::diagnostic(&lines, &uri, &diag, encoding);
+        let item = convert::diagnostic(&lines, &uri, &diag, encoding, shape);
         client.publish_diagnostics(uri, vec![item], None).await;
     }
     for path in fixed {

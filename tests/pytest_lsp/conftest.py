@@ -125,6 +125,12 @@ async def client(request, lsp_client: LanguageClient):
     def lens_refresh(params):
         session.requests.append((types.WORKSPACE_CODE_LENS_REFRESH, params))
 
+    # What the recorded editors do for the server's own request that pytest-lsp's client does
+    # not answer by itself: accept the file watchers.
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams):
+        session.requests.append((types.CLIENT_REGISTER_CAPABILITY, params))
+
     session.result = await lsp_client.initialize_session(params)
     yield
     server = lsp_client._server

@@ -1,0 +1,250 @@
+//! Completion in the places the MCP hint lives, and nowhere else (issue 3, SPEC §6):
+//!
+//! - under `hints` (map form: a key; list form: `class:` of an item): the hint class, with the
+//!   prefix the document binds to the extension, or `mcp` plus an edit binding it;
+//! - in `$namespaces`: the extension's entry, when it is not bound yet;
+//! - inside the hint: its fields not yet present (`annotations` as a snippet of the four);
+//! - inside `annotations`: the annotation fields not yet present, and `true`/`false` values
+//!   with the MCP default marked.
+//!
+//! Where the cursor is comes from indentation (`outline`), which survives the broken YAML of a
+//! half-typed key; which prefixes are bound and which classes are hints comes from the trees
+//! (`locate`'s query over the tree-sitter tree, and the CWL view).
+use crate::base::settings::{Profile, Settings};
+use crate::cwl::CwlView;
+use crate::document::Snapshot;
+use crate::hint::fields::{self, ANNOTATION_FIELDS, Field, FieldType, Need, TOOL_FIELDS};
+use crate::model::Model;
+
+use super::locate::{self, Located};
+use crate::base::Edit;
+use crate::document::outline::{self, Line, Mapping, Seg};
+use crate::model::edits::{self, newline};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    /// The hint class.
+    Class,
+    /// A field key.
+    Field,
+    /// A value.
+    Value,
+    /// A `$namespaces` entry.
+    Namespace,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub label: String,
+    pub kind: CompletionKind,
+    /// One line: type, required or optional, default.
+    pub detail: String,
+    /// Markdown.
+    pub documentation: String,
+    /// Replaces the word under the cursor.
+    pub edit: Edit,
+    /// `edit.new_text` is an LSP snippet.
+    pub snippet: bool,
+    /// Multi-line text whose indentation is already absolute (no client re-indentation).
+    pub as_is: bool,
+    /// Applied with the item (binding the namespace).
+    pub additional_edits: Vec<Edit>,
+    pub sort_text: String,
+    pub preselect: bool,
+    /// What the client filters on, when not the label (a JSON key typed with its quote).
+    pub filter_text: Option<String>,
+}
+
+/// Everything completion knows about the document.
+struct Ctx<'t> {
+    text: &'t str,
+    lines: Vec<Line<'t>>,
+    /// The `$namespaces` bindings (the classes are looked up per `hints` block).
+    located: Located,
+    settings: &'t Settings,
+    snapshot: &'t Snapshot,
+    model: &'t Model,
+    unit: usize,
+}
+
+/// Where the root's `$namespaces` can be: its block, or the whole text of a flow (JSON)
+/// document; nothing when a block document has none.
+fn namespaces_range(text: &str, lines: &[Line<'_>]) -> Option<std::ops::Range<usize>> {
+    if text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('{')
+    {
+        return Some(0..text.len());
+    }
+    let i = lines
+        .iter()
+        .position(|l| l.content_col == 0 && l.key == Some("$namespaces"))?;
+    let mut end = lines[i].end();
+    for l in &lines[i + 1..] {
+        if l.blank {
+            continue;
+        }
+        if l.content_col == 0 && l.item_dash().is_none() {
+            break;
+        }
+        end = l.end();
+    }
+    Some(lines[i].start..end)
+}
+
+/// Completion items at byte offset `at`.
+pub fn completion(model: &Model, at: usize) -> Vec<Completion> {
+    let snapshot = &model.snapshot;
+    let settings = &model.settings;
+    let text: &str = &snapshot.text;
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let lines = outline::lines(text);
+    let unit = outline::indent_unit(&lines);
+    let located = match namespaces_range(text, &lines) {
+        Some(range) => locate::locate_in(snapshot, range),
+        None => Located::default(),
+    };
+    let ctx = Ctx {
+        text,
+        lines,
+        located,
+        settings,
+        snapshot,
+        model,
+        unit,
+    };
+    if in_flow_collection(snapshot, at) {
+        flow::items(&ctx, at)
+    } else {
+        block::items(&ctx, at)
+    }
+}
+
+/// Whether the tree-sitter tree puts the cursor inside a `{…}` or `[…]` collection (flow
+/// style, JSON), where indentation says nothing.
+fn in_flow_collection(snapshot: &Snapshot, at: usize) -> bool {
+    let root = snapshot.tree.root_node();
+    let Some(mut node) = root.descendant_for_byte_range(at, at) else {
+        return false;
+    };
+    loop {
+        if matches!(node.kind(), "flow_mapping" | "flow_sequence")
+            && node.start_byte() < at
+            && at < node.end_byte()
+        {
+            return true;
+        }
+        match node.parent() {
+            Some(p) => node = p,
+            None => return false,
+        }
+    }
+}
+
+/// The end (column) of the word the cursor is in.
+fn word_end(line: &str, col: usize) -> usize {
+    let rest = &line[col..];
+    let mut end = rest
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '$' | ':')))
+        .unwrap_or(rest.len());
+    // A trailing `:` ends a key; it is not part of the word.
+    while end > 0 && rest[..end].ends_with(':') {
+        end -= 1;
+    }
+    col + end
+}
+
+fn unquote(s: &str) -> &str {
+    s.trim().trim_matches(['"', '\''])
+}
+
+/// The prefix to write and, when it is not bound, the edit binding it.
+fn prefix_and_binding(ctx: &Ctx<'_>, _snapshot: &Snapshot) -> (String, Vec<Edit>) {
+    let view = ctx.model.view();
+    let bound = ctx
+        .located
+        .extension_prefix()
+        .or_else(|| view.extension_prefix());
+    let (prefix, needs_binding) = edits::extension_prefix(bound, |p| {
+        ctx.located.namespace(p).is_some() || view.namespace(p).is_some()
+    });
+    if !needs_binding {
+        return (prefix, Vec::new());
+    }
+    let edit = edits::bind_namespace(ctx.text, view, &prefix, ctx.unit);
+    (prefix, edit.into_iter().collect())
+}
+
+fn need_text(field: &Field, profile: Profile) -> &'static str {
+    match field.need(profile) {
+        Need::Required => "required",
+        Need::Optional => "optional",
+        Need::Rejected => "rejected",
+    }
+}
+
+fn field_doc(field: &Field) -> String {
+    let mut doc = field.doc.to_string();
+    if let Some(default) = field.mcp_default {
+        doc.push_str(&format!(
+            "\n\nMCP default when absent: `{default}` ({}).",
+            field.default_meaning
+        ));
+    } else if !field.default_meaning.is_empty() {
+        doc.push_str(&format!("\n\nWhen absent: {}.", field.default_meaning));
+    }
+    doc
+}
+
+fn field_detail(field: &Field, profile: Profile) -> String {
+    let mut detail = format!(
+        "{} · {} ({} profile)",
+        field.ty.describe(),
+        need_text(field, profile),
+        profile.as_str()
+    );
+    if let Some(d) = field.mcp_default {
+        detail.push_str(&format!(" · MCP default: {d}"));
+    }
+    detail
+}
+
+/// `${1|false,true|}` with the MCP default first.
+fn bool_choice(field: &Field, index: usize) -> String {
+    let d = field.mcp_default.unwrap_or_default();
+    format!("${{{index}|{d},{}|}}", !d)
+}
+
+fn class_item(
+    label: String,
+    new_text: String,
+    span: std::ops::Range<usize>,
+    additional: Vec<Edit>,
+    as_is: bool,
+) -> Completion {
+    let binds = !additional.is_empty();
+    Completion {
+        detail: if binds {
+            "MCP Tool hint (binds the namespace in `$namespaces`)".into()
+        } else {
+            "MCP Tool hint".into()
+        },
+        documentation: format!("{}\n\n{}", fields::TOOL_DOC, TOOL_FIELDS[0].doc),
+        label,
+        kind: CompletionKind::Class,
+        edit: Edit::new(span, new_text),
+        snippet: false,
+        as_is,
+        additional_edits: additional,
+        sort_text: "0".into(),
+        preselect: true,
+        filter_text: None,
+    }
+}
+
+mod block;
+mod flow;

@@ -508,6 +508,129 @@ async fn project_file_sets_the_profile_and_a_malformed_one_is_reported_on_itself
         !codes(&diags).contains(&"missing-field".to_string()),
         "{diags}"
     );
+    // ...and the CWL document it governs says so once, on its first line.
+    let config: Vec<&Value> = diags["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "config")
+        .collect();
+    assert_eq!(config.len(), 1, "{diags}");
+    assert_eq!(config[0]["range"]["start"]["line"], 0, "{diags}");
+    assert!(
+        config[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cwl-mcp.toml"),
+        "{diags}"
+    );
     client.shutdown().await;
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A `workspace/configuration` answer of `null` (what a client without settings for the
+/// section sends; this test client answers every request so) keeps the profile given in
+/// `initializationOptions` (issue 9).
+#[tokio::test]
+async fn a_null_configuration_answer_keeps_the_initialization_options() {
+    let mut client = LspClient::spawn(&[]);
+    let capabilities = json!({"workspace": {"configuration": true},
+        "textDocument": {"publishDiagnostics": {}}});
+    client
+        .initialize_with(capabilities, json!({"cwlMcp": {"profile": "cwl2mcp"}}))
+        .await;
+    let uri = "file:///tmp/cwl-mcp-null-config/tool.cwl";
+    let text = "cwlVersion: v1.2\nclass: CommandLineTool\nid: t\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    name: t\ninputs: {}\noutputs: {}\n";
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
+        )
+        .await;
+    // cwl2mcp requires aliases, useWhen, doNotUseWhen and annotations; give the server time to
+    // have pulled (and been answered `null`) before the edit that is checked.
+    let _ = client.diagnostics(uri, None).await;
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 2, "character": 5}, "end": {"line": 2, "character": 5}}, "text": "x"}]}),
+    ).await;
+    let diags = client
+        .diagnostics(uri, Some(2))
+        .await
+        .expect("diagnostics in time");
+    assert!(
+        codes(&diags)
+            .iter()
+            .filter(|c| *c == "missing-field")
+            .count()
+            >= 4,
+        "{diags}"
+    );
+    client.shutdown().await;
+}
+
+/// A client that declares pull diagnostics gets no `publishDiagnostics` (SPEC §6: each
+/// diagnostic once), and its pull gives what a push client gets.
+#[tokio::test]
+async fn pull_clients_get_no_pushes() {
+    let text = "cwlVersion: v1.2\nclass: CommandLineTool\nid: t\nhints:\n  mcp:Tool:\n    name: t\ninputs: {}\noutputs: {}\n";
+    let uri = "file:///tmp/cwl-mcp-pull/tool.cwl";
+    let mut pull = LspClient::spawn(&[]);
+    let caps = pull
+        .initialize_with(
+            json!({"textDocument": {"diagnostic": {}, "publishDiagnostics": {}}}),
+            Value::Null,
+        )
+        .await;
+    assert!(
+        caps["capabilities"]["diagnosticProvider"].is_object(),
+        "{caps}"
+    );
+    let mut push = LspClient::spawn(&[]);
+    let caps = push
+        .initialize_with(
+            json!({"textDocument": {"publishDiagnostics": {}}}),
+            Value::Null,
+        )
+        .await;
+    assert!(
+        caps["capabilities"]["diagnosticProvider"].is_null(),
+        "{caps}"
+    );
+    for c in [&mut pull, &mut push] {
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
+        )
+        .await;
+    }
+    let pushed = push.diagnostics(uri, None).await.expect("a push");
+    let pulled = pull
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    assert_eq!(pulled["result"]["items"], pushed["diagnostics"], "{pulled}");
+    assert!(!pushed["diagnostics"].as_array().unwrap().is_empty());
+    // Nothing pushed to the pull client, even after an edit.
+    pull.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 2, "character": 5}, "end": {"line": 2, "character": 5}}, "text": "x"}]}),
+    ).await;
+    let late = pull
+        .next_notification(
+            "textDocument/publishDiagnostics",
+            std::time::Duration::from_secs(2),
+            |_| true,
+        )
+        .await;
+    assert!(
+        late.is_none(),
+        "a pull client got a publishDiagnostics: {late:?}"
+    );
+    pull.shutdown().await;
+    push.shutdown().await;
 }

@@ -177,7 +177,7 @@ fn half_typed_key_in_broken_yaml_list_form_with_another_prefix() {
     assert_eq!(
         apply(&text, annotations),
         format!(
-            "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n  - class: agent:Tool\n    name: x\n    useWhen: \"\"\n    annotations:\n      readOnlyHint: ${{1|false,true|}}\n      destructiveHint: ${{2|true,false|}}\n      idempotentHint: ${{3|false,true|}}\n      openWorldHint: ${{4|true,false|}}\ninputs: []\n"
+            "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n  - class: agent:Tool\n    name: x\n    useWhen: \"\"\n    annotations:\n      readOnlyHint: ${{1:false}}\n      destructiveHint: ${{2:true}}\n      idempotentHint: ${{3:false}}\n      openWorldHint: ${{4:true}}\ninputs: []\n"
         )
     );
     // Map form, broken YAML, cwl2mcp.
@@ -210,7 +210,7 @@ fn annotation_fields_then_values_with_the_default_marked() {
         ]
     );
     let d = items.iter().find(|i| i.label == "destructiveHint").unwrap();
-    assert_eq!(d.edit.new_text, "destructiveHint: ${1|true,false|}");
+    assert_eq!(d.edit.new_text, "destructiveHint: ${1:true}");
     assert!(d.detail.contains("MCP default: true"));
     let (_, items) = complete(&format!("{base}      ┃\n"), Profile::Cwl2mcp);
     assert_eq!(
@@ -273,7 +273,7 @@ fn flow_style_and_json_read_from_the_tree() {
     assert_eq!(
         apply(&text, annotations),
         format!(
-            "{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  mcp:Tool: {{name: x, annotations: {{readOnlyHint: ${{1|false,true|}}, destructiveHint: ${{2|true,false|}}, idempotentHint: ${{3|false,true|}}, openWorldHint: ${{4|true,false|}}}}}}\n"
+            "{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  mcp:Tool: {{name: x, annotations: {{readOnlyHint: ${{1:false}}, destructiveHint: ${{2:true}}, idempotentHint: ${{3:false}}, openWorldHint: ${{4:true}}}}}}\n"
         )
     );
     // A flow `annotations` value.
@@ -314,7 +314,7 @@ fn flow_style_and_json_read_from_the_tree() {
     );
     assert_eq!(
         apply(&text, &items[0]),
-        marked.replacen("┃", "\"destructiveHint\": ${1|true,false|}", 1)
+        marked.replacen("┃", "\"destructiveHint\": ${1:false}", 1)
     );
     // The class in flow and JSON `hints`, in both forms, binding the namespace when unbound.
     let marked = format!("{HEAD}hints: {{DockerRequirement: {{dockerPull: a}}, ┃}}\n");
@@ -380,4 +380,60 @@ fn graph_processes_count_and_step_hints_do_not() {
         "class: Workflow\n$namespaces: {{mcp: {NS}}}\nsteps:\n  s1:\n    hints: {{mcp:Tool: {{na┃}}}}\n"
     );
     assert!(complete(&flow, Profile::Extension).1.is_empty());
+}
+
+/// With `readOnlyHint: true`, `destructiveHint` is offered as `false` first, preselected: the
+/// value the quick fix writes, which does not raise `annotation-ignored` (issue 11).
+#[test]
+fn values_consistent_with_read_only() {
+    let base = format!(
+        "{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  mcp:Tool:\n    annotations:\n      readOnlyHint: true\n"
+    );
+    let (_, items) = complete(
+        &format!("{base}      destructiveHint: ┃\n"),
+        Profile::Extension,
+    );
+    assert_eq!(labels(&items), vec!["false", "true"]);
+    assert!(items[0].preselect && !items[1].preselect);
+    assert!(items[1].detail.contains("MCP default"), "{:?}", items[1]);
+    let (_, items) = complete(&format!("{base}      ┃\n"), Profile::Extension);
+    let d = items.iter().find(|i| i.label == "destructiveHint").unwrap();
+    assert_eq!(d.edit.new_text, "destructiveHint: ${1:false}");
+    // Without `readOnlyHint: true`, the MCP default as before.
+    let base = base.replace("readOnlyHint: true", "readOnlyHint: false");
+    let (_, items) = complete(
+        &format!("{base}      destructiveHint: ┃\n"),
+        Profile::Extension,
+    );
+    assert_eq!(labels(&items), vec!["true", "false"]);
+}
+
+/// The hint class item's documentation speaks of the form it writes.
+#[test]
+fn class_documentation_for_each_form() {
+    let (_, items) = complete(
+        &format!("{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  ┃\n"),
+        Profile::Extension,
+    );
+    let map = items.iter().find(|i| i.label == "mcp:Tool").unwrap();
+    assert!(
+        map.documentation.contains("map form"),
+        "{}",
+        map.documentation
+    );
+    assert!(
+        !map.documentation.contains("list form"),
+        "{}",
+        map.documentation
+    );
+    let (_, items) = complete(
+        &format!("{HEAD}$namespaces:\n  mcp: {NS}\nhints:\n  - ┃\n"),
+        Profile::Extension,
+    );
+    let list = items.iter().find(|i| i.label == "class: mcp:Tool").unwrap();
+    assert!(
+        list.documentation.contains("list form"),
+        "{}",
+        list.documentation
+    );
 }

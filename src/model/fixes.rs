@@ -110,16 +110,6 @@ fn requote(node: &Node, new: &str) -> String {
     }
 }
 
-/// The value a fix writes for an omitted annotation: its MCP default, except
-/// `destructiveHint` of a read-only tool, where MCP ignores the hint and `true` would be
-/// reported as `annotation-ignored`: `false` there changes nothing a client sees.
-fn explicit_value(field: &fields::Field, read_only: bool) -> String {
-    if read_only && field.key == "destructiveHint" {
-        return "false".into();
-    }
-    field.mcp_default.unwrap_or_default().to_string()
-}
-
 fn truncate_name(name: String) -> String {
     name.chars().take(128).collect()
 }
@@ -541,7 +531,7 @@ impl<'a, 's> Ctx<'a, 's> {
             .map(|f| {
                 (
                     f.key.to_string(),
-                    Value::Scalar(explicit_value(f, read_only)),
+                    Value::Scalar(fields::suggested_value(f, read_only).to_string()),
                 )
             })
             .collect();

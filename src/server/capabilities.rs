@@ -439,7 +439,8 @@ pub fn server_capabilities(
             },
         )),
         completion_provider: Some(CompletionOptions {
-            trigger_characters: Some(vec![":".into(), " ".into()]),
+            // Not the space: with autotrigger on, menus popped up on every indentation.
+            trigger_characters: Some(vec![":".into()]),
             resolve_provider: Some(false),
             ..Default::default()
         }),

@@ -244,7 +244,9 @@ fn key_items(
         } else {
             format!("{class}:{nl}{}", " ".repeat(mapping.col + ctx.unit))
         };
-        out.push(class_item(class, new_text, span, additional, !key_only));
+        out.push(class_item(
+            class, new_text, span, additional, !key_only, true,
+        ));
         return out;
     }
     // A list item under `hints`: `class: P:Tool` when the item has no class yet.
@@ -266,6 +268,7 @@ fn key_items(
                 span,
                 additional,
                 true,
+                false,
             );
             item.documentation = TOOL_FIELDS[0].doc.to_string();
             out.push(item);
@@ -289,7 +292,11 @@ fn key_items(
                         let pad = " ".repeat(mapping.col + ctx.unit);
                         let mut s = format!("{}:", field.key);
                         for (j, a) in fields::boolean_annotations().enumerate() {
-                            s.push_str(&format!("{nl}{pad}{}: {}", a.key, bool_choice(a, j + 1)));
+                            s.push_str(&format!(
+                                "{nl}{pad}{}: {}",
+                                a.key,
+                                bool_choice(a, j + 1, false)
+                            ));
                         }
                         (s, true, true)
                     }
@@ -325,7 +332,11 @@ fn key_items(
             let (new_text, snippet) = if key_only {
                 (field.key.to_string(), false)
             } else if field.ty == FieldType::Boolean {
-                (format!("{}: {}", field.key, bool_choice(field, 1)), true)
+                let read_only = read_only_in(&ctx.lines, mapping);
+                (
+                    format!("{}: {}", field.key, bool_choice(field, 1, read_only)),
+                    true,
+                )
             } else {
                 (format!("{}: $1", field.key), true)
             };
@@ -367,7 +378,14 @@ fn value_items(
         {
             let (prefix, additional) = prefix_and_binding(ctx, snapshot);
             let class = format!("{prefix}:Tool");
-            out.push(class_item(class.clone(), class, span, additional, false));
+            out.push(class_item(
+                class.clone(),
+                class,
+                span,
+                additional,
+                false,
+                false,
+            ));
         }
         return out;
     }
@@ -396,13 +414,18 @@ fn value_items(
         return out;
     };
     let default = field.mcp_default.unwrap_or_default();
-    for value in [default, !default] {
+    // The value offered first is the one the quick fix would write (consistent with
+    // `readOnlyHint`), so accepting it never raises `annotation-ignored`.
+    let suggested = fields::suggested_value(field, read_only_in(&ctx.lines, mapping));
+    for value in [suggested, !suggested] {
         let is_default = value == default;
         out.push(Completion {
             label: value.to_string(),
             kind: CompletionKind::Value,
             detail: if is_default {
                 format!("MCP default: clients assume `{value}` when `{key}` is absent")
+            } else if value == suggested {
+                format!("`{key}` has no effect on a read-only tool; `{value}` says so")
             } else {
                 "boolean".to_string()
             },
@@ -411,8 +434,12 @@ fn value_items(
             snippet: false,
             as_is: false,
             additional_edits: Vec::new(),
-            sort_text: if is_default { "0".into() } else { "1".into() },
-            preselect: is_default,
+            sort_text: if value == suggested {
+                "0".into()
+            } else {
+                "1".into()
+            },
+            preselect: value == suggested,
             filter_text: None,
         });
     }

@@ -166,6 +166,7 @@ pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
                 span,
                 additional,
                 false,
+                false,
             )];
         }
         let in_annotations = chain[j].0 == Some("annotations") && is_tool(ctx, &chain, j - 1, view);
@@ -177,7 +178,8 @@ pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
             return Vec::new();
         };
         let default = field.mcp_default.unwrap_or_default();
-        return [default, !default]
+        let suggested = fields::suggested_value(field, read_only(ctx, chain[j].1));
+        return [suggested, !suggested]
             .into_iter()
             .map(|value| Completion {
                 label: value.to_string(),
@@ -192,12 +194,12 @@ pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
                 snippet: false,
                 as_is: false,
                 additional_edits: Vec::new(),
-                sort_text: if value == default {
+                sort_text: if value == suggested {
                     "0".into()
                 } else {
                     "1".into()
                 },
-                preselect: value == default,
+                preselect: value == suggested,
                 filter_text: None,
             })
             .collect();
@@ -226,7 +228,7 @@ pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
         } else {
             (class.clone(), format!("{}: {{$1}}", q(&class)))
         };
-        let mut item = class_item(label, new_text, span, additional, false);
+        let mut item = class_item(label, new_text, span, additional, false, !hints_item);
         item.snippet = !hints_item;
         item.filter_text = json.then(|| q(if hints_item { "class" } else { &class }));
         return vec![item];
@@ -247,13 +249,13 @@ pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
             continue;
         }
         let value = match field.ty {
-            FieldType::Boolean => bool_choice(field, 1),
+            FieldType::Boolean => bool_choice(field, 1, read_only(ctx, chain[j].1)),
             FieldType::StringList => "[$1]".to_string(),
             FieldType::Mapping => format!(
                 "{{{}}}",
                 fields::boolean_annotations()
                     .enumerate()
-                    .map(|(k, a)| format!("{}: {}", q(a.key), bool_choice(a, k + 1)))
+                    .map(|(k, a)| format!("{}: {}", q(a.key), bool_choice(a, k + 1, false)))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -279,4 +281,15 @@ pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
         });
     }
     out
+}
+
+/// Whether the flow mapping `map` (an `annotations` record) says `readOnlyHint: true`.
+fn read_only(ctx: &Ctx<'_>, map: &Node) -> bool {
+    let yaml = ctx.model.yaml();
+    map.get("readOnlyHint").is_some_and(|v| {
+        matches!(
+            yaml.deref(v).resolve(),
+            Some(crate::document::yaml::Resolved::Bool(true))
+        )
+    })
 }

@@ -213,10 +213,21 @@ fn field_detail(field: &Field, profile: Profile) -> String {
     detail
 }
 
-/// `${1|false,true|}` with the MCP default first.
-fn bool_choice(field: &Field, index: usize) -> String {
-    let d = field.mcp_default.unwrap_or_default();
-    format!("${{{index}|{d},{}|}}", !d)
+/// A boolean annotation's value as a snippet placeholder pre-filled with the value to write
+/// (`fields::suggested_value`: the MCP default, or `false` for `destructiveHint` of a read-only
+/// tool): `${1:true}`. A placeholder, not a choice (`${1|true,false|}`): Neovim's snippet engine
+/// inserts nothing for a choice, which left `found null` errors behind; value completion offers
+/// the other value.
+fn bool_choice(field: &Field, index: usize, read_only: bool) -> String {
+    format!("${{{index}:{}}}", fields::suggested_value(field, read_only))
+}
+
+/// Whether the mapping holding the cursor says `readOnlyHint: true` (block form).
+fn read_only_in(lines: &[Line<'_>], mapping: &Mapping) -> bool {
+    mapping
+        .keys(lines)
+        .iter()
+        .any(|(k, i)| *k == "readOnlyHint" && lines[*i].value == "true")
 }
 
 fn class_item(
@@ -225,6 +236,7 @@ fn class_item(
     span: std::ops::Range<usize>,
     additional: Vec<Edit>,
     as_is: bool,
+    map_form: bool,
 ) -> Completion {
     let binds = !additional.is_empty();
     Completion {
@@ -233,7 +245,16 @@ fn class_item(
         } else {
             "MCP Tool hint".into()
         },
-        documentation: format!("{}\n\n{}", fields::TOOL_DOC, TOOL_FIELDS[0].doc),
+        documentation: format!(
+            "{}\n\n{}",
+            fields::TOOL_DOC,
+            if map_form {
+                "The hint's class as a key under `hints` (map form), its fields below it: \
+                 `mcp:Tool`, with the prefix bound to `https://eoap.github.io/cwl-mcp-extension#`."
+            } else {
+                TOOL_FIELDS[0].doc
+            }
+        ),
         label,
         kind: CompletionKind::Class,
         edit: Edit::new(span, new_text),

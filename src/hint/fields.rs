@@ -237,6 +237,16 @@ pub fn allowed_keys(fields: &[Field], profile: Profile) -> Vec<&'static str> {
         .collect()
 }
 
+/// The value to write for a boolean annotation that is left out (quick fixes, completion): its
+/// MCP default, except `destructiveHint` of a read-only tool, where MCP ignores the hint and
+/// `true` would be reported as `annotation-ignored`: `false` there changes nothing a client sees.
+pub fn suggested_value(field: &Field, read_only: bool) -> bool {
+    if read_only && field.key == "destructiveHint" {
+        return false;
+    }
+    field.mcp_default.unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,14 +280,4 @@ mod tests {
             ]
         );
     }
-}
-
-/// The value to write for a boolean annotation that is left out (quick fixes, completion): its
-/// MCP default, except `destructiveHint` of a read-only tool, where MCP ignores the hint and
-/// `true` would be reported as `annotation-ignored`: `false` there changes nothing a client sees.
-pub fn suggested_value(field: &Field, read_only: bool) -> bool {
-    if read_only && field.key == "destructiveHint" {
-        return false;
-    }
-    field.mcp_default.unwrap_or_default()
 }

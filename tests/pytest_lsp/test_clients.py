@@ -157,7 +157,9 @@ async def test_completion_places(client: LanguageClient):
     open_text(client, uri, f"{HEAD}{body}{TAIL}")
     items = await complete(client, uri, 8, 22)
     assert {"true", "false"} <= {i.label for i in items}
-    # Annotation keys inside `annotations`: a choice of values each.
+    # Annotation keys inside `annotations`, pre-filled with the value to write: with
+    # `readOnlyHint: true`, `destructiveHint: false` (what the quick fix writes; `true` would be
+    # `annotation-ignored`).
     uri = scratch("keys.cwl")
     body = "hints:\n  mcp:Tool:\n    annotations:\n      readOnlyHint: true\n      \n"
     text = f"{HEAD}{body}{TAIL}"
@@ -165,7 +167,7 @@ async def test_completion_places(client: LanguageClient):
     items = await complete(client, uri, 9, 6)
     destructive = by_label(items, "destructiveHint")
     assert accept(client, text, destructive) == text.replace(
-        "      \n", "      destructiveHint: true\n"
+        "      \n", "      destructiveHint: false\n"
     )
     # List form: `class: mcp:Tool` of a new item.
     uri = scratch("list.cwl")

@@ -413,35 +413,12 @@ fn value_items(
     let Some(field) = fields::annotation_field(key).filter(|f| f.ty == FieldType::Boolean) else {
         return out;
     };
-    let default = field.mcp_default.unwrap_or_default();
     // The value offered first is the one the quick fix would write (consistent with
     // `readOnlyHint`), so accepting it never raises `annotation-ignored`.
-    let suggested = fields::suggested_value(field, read_only_in(&ctx.lines, mapping));
-    for value in [suggested, !suggested] {
-        let is_default = value == default;
-        out.push(Completion {
-            label: value.to_string(),
-            kind: CompletionKind::Value,
-            detail: if is_default {
-                format!("MCP default: clients assume `{value}` when `{key}` is absent")
-            } else if value == suggested {
-                format!("`{key}` has no effect on a read-only tool; `{value}` says so")
-            } else {
-                "boolean".to_string()
-            },
-            documentation: field_doc(field),
-            edit: Edit::new(span.clone(), value.to_string()),
-            snippet: false,
-            as_is: false,
-            additional_edits: Vec::new(),
-            sort_text: if value == suggested {
-                "0".into()
-            } else {
-                "1".into()
-            },
-            preselect: value == suggested,
-            filter_text: None,
-        });
-    }
+    out.extend(boolean_values(
+        field,
+        read_only_in(&ctx.lines, mapping),
+        span,
+    ));
     out
 }

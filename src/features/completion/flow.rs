@@ -177,32 +177,7 @@ pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
         else {
             return Vec::new();
         };
-        let default = field.mcp_default.unwrap_or_default();
-        let suggested = fields::suggested_value(field, read_only(ctx, chain[j].1));
-        return [suggested, !suggested]
-            .into_iter()
-            .map(|value| Completion {
-                label: value.to_string(),
-                kind: CompletionKind::Value,
-                detail: if value == default {
-                    format!("MCP default: clients assume `{value}` when `{key}` is absent")
-                } else {
-                    "boolean".to_string()
-                },
-                documentation: field_doc(field),
-                edit: Edit::new(span.clone(), value.to_string()),
-                snippet: false,
-                as_is: false,
-                additional_edits: Vec::new(),
-                sort_text: if value == suggested {
-                    "0".into()
-                } else {
-                    "1".into()
-                },
-                preselect: value == suggested,
-                filter_text: None,
-            })
-            .collect();
+        return boolean_values(field, read_only(ctx, chain[j].1), span);
     }
     let span = word_start..word_end.max(word_start);
     let present: Vec<&str> = map

@@ -222,6 +222,36 @@ fn bool_choice(field: &Field, index: usize, read_only: bool) -> String {
     format!("${{{index}:{}}}", fields::suggested_value(field, read_only))
 }
 
+/// `true` and `false` as the value of a boolean annotation: the value to write first and
+/// preselected (`fields::suggested_value`), the MCP default marked. Both engines use it.
+fn boolean_values(field: &Field, read_only: bool, span: std::ops::Range<usize>) -> Vec<Completion> {
+    let key = field.key;
+    let default = field.mcp_default.unwrap_or_default();
+    let suggested = fields::suggested_value(field, read_only);
+    [suggested, !suggested]
+        .into_iter()
+        .map(|value| Completion {
+            label: value.to_string(),
+            kind: CompletionKind::Value,
+            detail: if value == default {
+                format!("MCP default: clients assume `{value}` when `{key}` is absent")
+            } else if value == suggested {
+                format!("`{key}` has no effect on a read-only tool; `{value}` says so")
+            } else {
+                "boolean".to_string()
+            },
+            documentation: field_doc(field),
+            edit: Edit::new(span.clone(), value.to_string()),
+            snippet: false,
+            as_is: false,
+            additional_edits: Vec::new(),
+            sort_text: if value == suggested { "0" } else { "1" }.into(),
+            preselect: value == suggested,
+            filter_text: None,
+        })
+        .collect()
+}
+
 /// Whether the mapping holding the cursor says `readOnlyHint: true` (block form).
 fn read_only_in(lines: &[Line<'_>], mapping: &Mapping) -> bool {
     mapping

@@ -295,3 +295,37 @@ fn hover_in_json_form() {
 fn ctx() -> DocumentContext {
     DocumentContext::from_uri("file:///w/echo-region.cwl")
 }
+
+/// Each effective value names its source correctly (issue 11): without an `id` the name and
+/// title come from the file name, and a composed description says it is composed.
+#[test]
+fn sources_are_named_as_they_are() {
+    let marked = echo(&MAP.replacen("agent:Tool", "agent:To┃ol", 1))
+        .replace("id: echo-region\n", "")
+        .replace("label: Echo region\n", "")
+        .replace("    title: Echo a region\n", "");
+    let (_, h) = hover_at(&marked, Profile::Extension).expect("a hover");
+    let md = &h.markdown;
+    assert!(
+        md.contains(
+            "**name:** `echo_region` (from the normalized file name, as the process has no `id`)"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "**title:** echo_region (from the normalized file name, as the process has no `id`)"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("**description** (from the CWL `doc`, `useWhen` and `doNotUseWhen`)"),
+        "{md}"
+    );
+    assert!(!md.contains("from composed"), "{md}");
+    // Broken YAML: the fields' docs, no effective values.
+    let broken = marked.replace("readOnlyHint: true", "readOnlyHint: [true");
+    let (_, h) = hover_at(&broken, Profile::Extension).expect("a hover");
+    assert!(h.markdown.contains("syntax errors"), "{}", h.markdown);
+    assert!(!h.markdown.contains("**name:**"), "{}", h.markdown);
+}

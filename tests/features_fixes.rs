@@ -404,7 +404,8 @@ fn make_the_defaults_explicit() {
         after.iter().all(|d| d.code != "annotation-default"),
         "{after:#?}"
     );
-    // One action for the three diagnostics.
+    // One action for the three diagnostics, and for the `cwl2mcp-incompatible` note that asks
+    // for the same annotations (the same edits: one fix).
     let snapshot = Snapshot::parse(&text, 1);
     let span = before
         .iter()
@@ -417,7 +418,18 @@ fn make_the_defaults_explicit() {
         span,
     );
     let f = fixes.iter().find(|f| f.title.starts_with("Make")).unwrap();
-    assert_eq!(f.diagnostics.len(), 3);
+    let codes: Vec<&str> = f.diagnostics.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(
+        codes,
+        vec![
+            "annotation-default",
+            "annotation-default",
+            "annotation-default",
+            "cwl2mcp-incompatible"
+        ],
+        "{:?}",
+        f.diagnostics
+    );
     // No annotations at all, read-only tool: `destructiveHint: false` is written, since `true`
     // would be ignored (and reported) for a read-only tool.
     let text = format!(

@@ -38,8 +38,8 @@ struct Ctx<'a, 's> {
     unit: usize,
 }
 
-/// The quick fixes of every diagnostic of the model; a fix that resolves several
-/// diagnostics is listed once, with all of them.
+/// The quick fixes of every diagnostic of the model; fixes that make the same edits are one
+/// fix (the first title), listed once with every diagnostic it resolves.
 pub(super) fn fixes(model: &Model) -> Vec<Fix> {
     let text = model.text();
     let lines = outline::lines(text);
@@ -55,10 +55,7 @@ pub(super) fn fixes(model: &Model) -> Vec<Fix> {
     for d in model.diagnostics() {
         for mut fix in ctx.fixes(d) {
             fix.edits = merge_touching(fix.edits);
-            if let Some(same) = out
-                .iter_mut()
-                .find(|f| f.title == fix.title && f.edits == fix.edits)
-            {
+            if let Some(same) = out.iter_mut().find(|f| f.edits == fix.edits) {
                 same.diagnostics.push((d.code, d.span.clone()));
             } else {
                 fix.diagnostics = vec![(d.code, d.span.clone())];
@@ -126,6 +123,16 @@ impl<'a, 's> Ctx<'a, 's> {
             Code::AnnotationsClass => self.rename_annotations_class(d).into_iter().collect(),
             Code::AnnotationDefault => self.explicit_defaults(d).into_iter().collect(),
             Code::InvalidType => self.yaml11_boolean(d).into_iter().collect(),
+            Code::AnnotationIgnored => self
+                .set_annotation(
+                    d,
+                    false,
+                    "a read-only tool is not destructive; MCP ignores the hint",
+                )
+                .into_iter()
+                .collect(),
+            Code::AnnotationInconsistent => self.annotation_as_declared(d).into_iter().collect(),
+            Code::Cwl2mcpIncompatible => self.what_cwl2mcp_requires(d).into_iter().collect(),
             _ => Vec::new(),
         }
     }
@@ -511,6 +518,88 @@ impl<'a, 's> Ctx<'a, 's> {
         }
         let (_, _, pair) = self.annotations_at(&d.span)?;
         self.fill_annotations(pair, "Add the required annotations")
+    }
+
+    /// The annotation whose value is at `span` (a boolean written in a recognised hint's
+    /// `annotations`): its key and value nodes.
+    fn annotation_value_at(&self, span: &Range<usize>) -> Option<(&'a str, &'a Node)> {
+        for p in &self.view.processes {
+            let Some(hint) = self.hint_of(p) else {
+                continue;
+            };
+            let Some(pair) = hint
+                .fields()
+                .find(|f| f.key.scalar() == Some("annotations"))
+            else {
+                continue;
+            };
+            let annotations = self.yaml.deref(&pair.value);
+            for a in annotations.pairs().unwrap_or(&[]) {
+                let value = self.yaml.deref(&a.value);
+                if value.span == *span {
+                    return Some((a.key.scalar()?, value));
+                }
+            }
+        }
+        None
+    }
+
+    /// Writes `value` for the annotation at the diagnostic (`annotation-ignored`: `false`).
+    fn set_annotation(&self, d: &Diagnostic, value: bool, why: &str) -> Option<Fix> {
+        let (key, node) = self.annotation_value_at(&d.span)?;
+        Some(fix(
+            format!("Set `{key}: {value}` ({why})"),
+            vec![Edit::new(node.span.clone(), value.to_string())],
+            true,
+        ))
+    }
+
+    /// `annotation-inconsistent`: the annotation changed to what the process declares
+    /// (`openWorldHint: true` with network access; `readOnlyHint: false` when it writes).
+    fn annotation_as_declared(&self, d: &Diagnostic) -> Option<Fix> {
+        let (key, _) = self.annotation_value_at(&d.span)?;
+        match key {
+            "openWorldHint" => self.set_annotation(d, true, "the process declares network access"),
+            "readOnlyHint" => self.set_annotation(d, false, "the process writes files"),
+            _ => None,
+        }
+    }
+
+    /// `cwl2mcp-incompatible` (under `extension`): what cwl2mcp 0.1.0 requires — the hint's
+    /// fields it requires, all four annotations, or `Annotations` for `ToolAnnotations`.
+    fn what_cwl2mcp_requires(&self, d: &Diagnostic) -> Option<Fix> {
+        const TITLE: &str = "Add what cwl2mcp requires";
+        if let Some((process, entry, true)) = self.entry_at(&d.span) {
+            let present: Vec<&str> = entry.fields().filter_map(|p| p.key.scalar()).collect();
+            let mut fields = Vec::new();
+            for f in TOOL_FIELDS {
+                if f.ty == FieldType::Class
+                    || f.need(crate::base::Profile::Cwl2mcp) != Need::Required
+                    || present.contains(&f.key)
+                {
+                    continue;
+                }
+                fields.push((f.key.to_string(), self.placeholder(f.key, process)?));
+            }
+            if fields.is_empty() {
+                return None;
+            }
+            let body = self.yaml.deref(entry.body);
+            let edit =
+                edits::insert_fields(self.text, body, Self::owner_at(entry), &fields, self.unit)?;
+            let names: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+            return Some(fix(
+                format!("{TITLE}: {}", names.join(", ")),
+                vec![edit],
+                false,
+            ));
+        }
+        if let Some((_, _, pair)) = self.annotations_at(&d.span) {
+            return self.fill_annotations(pair, TITLE);
+        }
+        let mut renamed = self.rename_annotations_class(d)?;
+        renamed.preferred = false;
+        Some(renamed)
     }
 
     /// Writes every boolean annotation missing from the `annotations` of `pair`, with its MCP

@@ -568,9 +568,10 @@ outputs: {}
 #[test]
 fn name_the_tool_when_the_fallback_is_invalid() {
     // Without an id, cwl2mcp names the Tool by the file URI, which breaks the name rules.
+    // The same edit as "Add the required fields: name" (missing-field): one fix for both.
     check_fix_titled(
         Cwl2mcp,
-        "Name the MCP tool `tool`",
+        "Add the required fields: name",
         r#"
 cwlVersion: v1.2
 class: CommandLineTool
@@ -933,6 +934,141 @@ fn bind_the_prefix_in_json_form_cwl() {
   "inputs": {},
   "outputs": {}
 }
+"#,
+    );
+}
+
+#[test]
+fn annotation_ignored_becomes_false() {
+    check_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+hints:
+  mcp:Tool:
+    annotations:
+      readOnlyHint: true
+      destructiveHint: tr$0ue
+      idempotentHint: true
+      openWorldHint: false
+baseCommand: echo
+inputs: {}
+outputs: {}
+"#,
+        r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+hints:
+  mcp:Tool:
+    annotations:
+      readOnlyHint: true
+      destructiveHint: false
+      idempotentHint: true
+      openWorldHint: false
+baseCommand: echo
+inputs: {}
+outputs: {}
+"#,
+    );
+}
+
+#[test]
+fn annotation_inconsistent_follows_what_the_process_declares() {
+    check_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: fetch
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+requirements:
+  NetworkAccess:
+    networkAccess: true
+hints:
+  mcp:Tool:
+    annotations:
+      readOnlyHint: true
+      destructiveHint: false
+      idempotentHint: true
+      openWorldHint: fal$0se
+baseCommand: curl
+inputs: {}
+outputs: {}
+"#,
+        r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: fetch
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+requirements:
+  NetworkAccess:
+    networkAccess: true
+hints:
+  mcp:Tool:
+    annotations:
+      readOnlyHint: true
+      destructiveHint: false
+      idempotentHint: true
+      openWorldHint: true
+baseCommand: curl
+inputs: {}
+outputs: {}
+"#,
+    );
+}
+
+#[test]
+fn add_what_cwl2mcp_requires() {
+    check_fix_titled(
+        Extension,
+        "Add what cwl2mcp requires",
+        r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+hints:
+  mcp:To$0ol:
+    useWhen: a region must be echoed
+    annotations:
+      readOnlyHint: true
+      destructiveHint: false
+      idempotentHint: true
+      openWorldHint: false
+baseCommand: echo
+inputs: {}
+outputs: {}
+"#,
+        r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+hints:
+  mcp:Tool:
+    useWhen: a region must be echoed
+    annotations:
+      readOnlyHint: true
+      destructiveHint: false
+      idempotentHint: true
+      openWorldHint: false
+    name: echo_region
+    aliases: []
+    doNotUseWhen: ""
+baseCommand: echo
+inputs: {}
+outputs: {}
 "#,
     );
 }

@@ -383,7 +383,7 @@ mod tests {
             ),
             (
                 "profile = \"cwl2mcp\"\nprofle = \"cwl2mcp\"",
-                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`",
+                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`, `agent-context`",
                 "profle",
             ),
             (
@@ -393,12 +393,12 @@ mod tests {
             ),
             (
                 "inlay-hints = false",
-                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`)",
+                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`)",
                 "inlay-hints",
             ),
             (
                 "inlayHints = false",
-                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`)",
+                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`)",
                 "inlayHints",
             ),
         ];

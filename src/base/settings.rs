@@ -485,7 +485,12 @@ mod tests {
         let project: Vec<&str> = SETTINGS.iter().filter_map(|s| s.project_key).collect();
         assert_eq!(
             project,
-            ["profile", "meta-prefix", "protocol-version", "agent-context"]
+            [
+                "profile",
+                "meta-prefix",
+                "protocol-version",
+                "agent-context"
+            ]
         );
     }
 
@@ -528,7 +533,12 @@ mod tests {
         let keys: Vec<&String> = props.keys().collect();
         assert_eq!(
             keys,
-            ["profile", "meta-prefix", "protocol-version", "agent-context"]
+            [
+                "profile",
+                "meta-prefix",
+                "protocol-version",
+                "agent-context"
+            ]
         );
         assert_eq!(props["profile"]["enum"], json!(["extension", "cwl2mcp"]));
         assert_eq!(props["profile"]["default"], "extension");

@@ -57,6 +57,7 @@ label: Count lines
 doc: Counts the lines of a text file.
 $namespaces:
   mcp: https://eoap.github.io/cwl-mcp-extension
+#      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ warning[namespace-mismatch]: resembles the MCP extension's namespace `https://eoap.github.io/cwl-mcp-extension#` but is not it: the classes written with `mcp:` (line 9) are ignored
 hints:
   - class: mcp:Tool
 #          ^^^^^^^^ warning[namespace-mismatch]: `mcp:Tool`: the prefix `mcp` is bound to
@@ -69,6 +70,111 @@ inputs:
 outputs:
   count:
     type: stdout
+"#,
+    );
+}
+
+/// The fixture of one namespace binding `mcp: URI` used by an `mcp:Tool` hint, with both
+/// `namespace-mismatch` diagnostics annotated (on the URI and on the class).
+fn near_miss_fixture(uri: &str) -> String {
+    format!(
+        "
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces:
+  mcp: {uri}
+#      {carets} warning[namespace-mismatch]: `{uri}` resembles the MCP extension's namespace
+hints:
+  - class: mcp:Tool
+#          ^^^^^^^^ warning[namespace-mismatch]: the prefix `mcp` is bound to `{uri}`, which resembles
+    name: echo_region
+baseCommand: echo
+inputs: {{}}
+outputs: {{}}
+",
+        carets = "^".repeat(uri.chars().count())
+    )
+}
+
+#[test]
+fn hidden_near_misses_of_the_namespace_are_reported() {
+    // Issue 13: each of these was silently ignored (the hint did nothing, `check` exited 0).
+    for uri in [
+        "https://github.com/eoap/cwl-mcp-extension#",
+        "https://eoap.github.io/cwl-mcp#",
+        "https://eoap.github.io/mcp-extension#",
+        "https://github.com/eoap/cwl-mcp#",
+        "https://eoap.github.io/cwl-mcp-extensions#",
+        "https://eoap.github.io/cwl-mcp-extensio#",
+        "https://eoap.githib.io/cwl-mcp-extension#",
+        "https://eoap.github.io/cwl_mcp_extension#",
+        "https://example.org/vocab/cwl-mcp-extension#",
+        "https://EOAP.github.io/cwl-mcp-extension/",
+        "http://eoap.github.io/cwl-mcp-extension#",
+    ] {
+        for profile in [Extension, Cwl2mcp] {
+            check_diagnostics(profile, &near_miss_fixture(uri));
+        }
+    }
+}
+
+#[test]
+fn unrelated_namespaces_are_not_near_misses() {
+    // `s:Tool` is some other vocabulary's class: not the extension's, not a near miss, so the
+    // document has no MCP hint and gets nothing (SPEC §5).
+    for uri in [
+        "https://schema.org/",
+        "http://edamontology.org/",
+        "https://w3id.org/cwl/cwl#",
+        "http://commonwl.org/cwltool#",
+        "https://eoap.github.io/schemas/string_format.yaml#",
+    ] {
+        check_diagnostics(
+            Extension,
+            &format!(
+                "
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces:
+  s: {uri}
+hints:
+  - class: s:Tool
+    name: echo_region
+baseCommand: echo
+inputs: {{}}
+outputs: {{}}
+"
+            ),
+        );
+    }
+}
+
+#[test]
+fn a_near_miss_binding_used_twice_is_reported_once_on_the_uri() {
+    check_diagnostics(
+        Cwl2mcp,
+        r#"
+cwlVersion: v1.2
+$namespaces:
+  mcp: "https://github.com/eoap/cwl-mcp-extension#"
+#      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ warning[namespace-mismatch]: the classes written with `mcp:` (line 8, 14) are ignored
+$graph:
+  - class: CommandLineTool
+    id: a
+    hints:
+      - class: mcp:Tool
+#              ^^^^^^^^ warning[namespace-mismatch]: `mcp:Tool`: the prefix `mcp` is bound to
+    inputs: {}
+    outputs: {}
+  - class: CommandLineTool
+    id: b
+    hints:
+      mcp:ToolAnnotations: {}
+#     ^^^^^^^^^^^^^^^^^^^ warning[namespace-mismatch]: `mcp:ToolAnnotations`: the prefix `mcp` is bound to
+    inputs: {}
+    outputs: {}
 "#,
     );
 }

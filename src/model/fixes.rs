@@ -184,7 +184,30 @@ impl<'a, 's> Ctx<'a, 's> {
         out
     }
 
+    /// The one edit that corrects a near-miss binding, titled alike from the class and from
+    /// the `$namespaces` value, so that one fix resolves both diagnostics.
+    fn correct_binding(&self, prefix: &str) -> Option<Fix> {
+        let ns = self.view.namespaces.iter().find(|n| n.prefix == prefix)?;
+        Some(fix(
+            format!("Correct `{prefix}` to {EXTENSION_NS} (was {})", ns.uri),
+            vec![Edit::new(
+                ns.pair.value.span.clone(),
+                requote(&ns.pair.value, EXTENSION_NS),
+            )],
+            true,
+        ))
+    }
+
     fn correct_namespace(&self, d: &Diagnostic) -> Vec<Fix> {
+        // On the `$namespaces` value.
+        if let Some(ns) = self
+            .view
+            .namespaces
+            .iter()
+            .find(|n| n.pair.value.span == d.span)
+        {
+            return self.correct_binding(ns.prefix).into_iter().collect();
+        }
         let Some((_, entry, _)) = self.entry_at(&d.span) else {
             return Vec::new();
         };
@@ -194,27 +217,18 @@ impl<'a, 's> Ctx<'a, 's> {
         match classify(self.view, class) {
             ClassMatch::Mismatch {
                 prefix: Some(prefix),
-                uri,
+                ..
+            } => self.correct_binding(&prefix).into_iter().collect(),
+            ClassMatch::Mismatch {
+                prefix: None, uri, ..
             } => {
-                let Some(ns) = self.view.namespaces.iter().find(|n| n.prefix == prefix) else {
-                    return Vec::new();
-                };
-                vec![fix(
-                    format!("Correct `{prefix}` to {EXTENSION_NS} (was {uri})"),
-                    vec![Edit::new(
-                        ns.pair.value.span.clone(),
-                        requote(&ns.pair.value, EXTENSION_NS),
-                    )],
-                    true,
-                )]
-            }
-            ClassMatch::Mismatch { prefix: None, .. } => {
                 let node = entry.class_node.expect("found by its class node");
+                let local = class.strip_prefix(uri.as_str()).unwrap_or("Tool");
                 vec![fix(
-                    format!("Correct the class to {EXTENSION_NS}Tool"),
+                    format!("Correct the class to {EXTENSION_NS}{local}"),
                     vec![Edit::new(
                         d.span.clone(),
-                        requote(node, &format!("{EXTENSION_NS}Tool")),
+                        requote(node, &format!("{EXTENSION_NS}{local}")),
                     )],
                     true,
                 )]

@@ -321,6 +321,7 @@ fn a_second_hint_is_ignored() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -348,7 +349,7 @@ fn a_second_hint_under_the_extension_profile() {
     check_diagnostics(
         Extension,
         r#"
-# check: ignore annotation-default, cwl2mcp-incompatible
+# check: ignore annotation-default, cwl2mcp-incompatible, agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -374,7 +375,7 @@ fn an_unknown_field_under_the_extension_profile() {
     check_diagnostics(
         Extension,
         r#"
-# check: ignore annotation-default, cwl2mcp-incompatible
+# check: ignore annotation-default, cwl2mcp-incompatible, agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -521,6 +522,7 @@ fn an_empty_hint_under_the_extension_profile_asks_nothing() {
     check_diagnostics(
         Extension,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -759,6 +761,7 @@ fn the_annotations_class_by_prefix_or_uri_is_accepted() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -821,6 +824,7 @@ fn names_break_the_mcp_rules_in_many_ways() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore agent-context, name-client-compat
 cwlVersion: v1.2
 $namespaces:
   mcp: https://eoap.github.io/cwl-mcp-extension#
@@ -898,6 +902,7 @@ fn an_empty_name_falls_back_to_the_id() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -963,7 +968,7 @@ fn the_extension_profile_normalizes_the_id_and_checks_only_hinted_processes() {
     check_diagnostics(
         Extension,
         r#"
-# check: ignore annotation-default, cwl2mcp-incompatible
+# check: ignore annotation-default, cwl2mcp-incompatible, agent-context
 cwlVersion: v1.2
 $namespaces:
   mcp: https://eoap.github.io/cwl-mcp-extension#
@@ -1036,6 +1041,7 @@ fn a_list_valued_doc_is_joined_under_the_extension_profile() {
     check_diagnostics(
         Extension,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 id: echo-region
@@ -1065,6 +1071,7 @@ fn a_destructive_read_only_tool() {
         check_diagnostics(
             profile,
             r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -1137,6 +1144,8 @@ fn a_read_only_tool_that_writes() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore mcp-client-interop
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -1181,6 +1190,7 @@ fn consistent_annotations_get_nothing() {
     check_diagnostics(
         Extension,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -1219,6 +1229,7 @@ fn left_out_annotations_state_their_defaults() {
     check_diagnostics(
         Extension,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -1277,6 +1288,7 @@ fn a_minimal_extension_hint_is_incompatible_with_cwl2mcp() {
     check_diagnostics(
         Extension,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:

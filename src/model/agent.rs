@@ -69,10 +69,10 @@ pub fn diagnostics(model: &Model) -> Vec<Diagnostic> {
             .is_some_and(|d| !d.trim().is_empty());
         if !described {
             let how = match profile {
-                Profile::Extension => {
-                    "write a CWL `doc`, or `useWhen` / `description` in the hint"
+                Profile::Extension => "write a CWL `doc`, or `useWhen` / `description` in the hint",
+                Profile::Cwl2mcp => {
+                    "write a CWL `doc` (cwl2mcp 0.1.0 describes a Tool by it alone)"
                 }
-                Profile::Cwl2mcp => "write a CWL `doc` (cwl2mcp 0.1.0 describes a Tool by it alone)",
             };
             out.push(Diagnostic::new(
                 entry.anchor.clone(),

@@ -116,7 +116,11 @@ fn resource(reference: &str, base: Option<&str>) -> Option<String> {
     if resource.contains("://") {
         return Some(resource.to_string());
     }
-    let base = base.unwrap_or_default().split('#').next().unwrap_or_default();
+    let base = base
+        .unwrap_or_default()
+        .split('#')
+        .next()
+        .unwrap_or_default();
     let dir = base.rfind('/').map_or("", |i| &base[..=i]);
     Some(format!("{dir}{resource}"))
 }
@@ -148,7 +152,9 @@ pub fn constructs_in(schema_name: &'static str, schema: &Value) -> Vec<Found> {
             out.push(found(Construct::UntypedNullable));
         }
     }
-    out.sort_by(|a, b| (&a.param, format!("{:?}", a.construct)).cmp(&(&b.param, format!("{:?}", b.construct))));
+    out.sort_by(|a, b| {
+        (&a.param, format!("{:?}", a.construct)).cmp(&(&b.param, format!("{:?}", b.construct)))
+    });
     out.dedup();
     out
 }
@@ -349,7 +355,11 @@ pub fn interop(model: &Model) -> Vec<Diagnostic> {
             span,
             severity,
             Code::McpClientInterop,
-            shared_id_message(schema, id, &format!("the process `{}` in this document", first.0.key)),
+            shared_id_message(
+                schema,
+                id,
+                &format!("the process `{}` in this document", first.0.key),
+            ),
         );
         d.related = others
             .iter()

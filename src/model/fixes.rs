@@ -136,6 +136,7 @@ impl<'a, 's> Ctx<'a, 's> {
             Code::AnnotationsClass => self.rename_annotations_class(d).into_iter().collect(),
             Code::AnnotationDefault => self.explicit_defaults(d).into_iter().collect(),
             Code::InvalidType => self.yaml11_boolean(d).into_iter().collect(),
+            Code::NameClientCompat => self.client_compatible_name(d).into_iter().collect(),
             _ => Vec::new(),
         }
     }
@@ -656,6 +657,49 @@ impl<'a, 's> Ctx<'a, 's> {
             }
             let hint = hint?;
             let name = self.fallback_name(process)?;
+            let body = self.yaml.deref(hint.body);
+            let edit = edits::insert_fields(
+                self.text,
+                body,
+                Self::owner_at(&hint),
+                &[("name".to_string(), Value::Scalar(name.clone()))],
+                self.unit,
+            )?;
+            return Some(fix(
+                format!("Name the MCP tool `{name}` in the hint"),
+                vec![edit],
+                true,
+            ));
+        }
+        None
+    }
+
+    /// A name that function-calling APIs accept (`^[a-zA-Z0-9_-]{1,64}$`): the hint's `name`
+    /// rewritten, or (a fallback name) written into the hint.
+    fn client_compatible_name(&self, d: &Diagnostic) -> Option<Fix> {
+        use super::clients::{client_compatible, client_name};
+        for process in &self.view.processes {
+            let Some(hint) = self.hint_of(process) else {
+                continue;
+            };
+            if let Some(pair) = hint.fields().find(|p| p.key.scalar() == Some("name")) {
+                let value = self.yaml.deref(&pair.value);
+                if value.span == d.span {
+                    let name = client_name(value.scalar()?);
+                    client_compatible(&name).then_some(())?;
+                    return Some(fix(
+                        format!("Rename the MCP tool to `{name}`"),
+                        vec![Edit::new(d.span.clone(), requote(value, &name))],
+                        true,
+                    ));
+                }
+                continue;
+            }
+            if hint.class_node.map(|n| &n.span) != Some(&d.span) {
+                continue;
+            }
+            let name = client_name(&self.fallback_name(process)?);
+            client_compatible(&name).then_some(())?;
             let body = self.yaml.deref(hint.body);
             let edit = edits::insert_fields(
                 self.text,

@@ -70,7 +70,7 @@ const MAP: &[&str] = &[
 /// Only schema positions are visited: `default`, `enum`, `const` and `examples` are data, and
 /// the keys of `properties` are names, so a CWL field named `$ref` or `nullable` is no
 /// construct.
-fn subschemas<'v>(schema: &'v Value) -> Vec<(Option<&'v str>, &'v Value)> {
+fn subschemas(schema: &Value) -> Vec<(Option<&str>, &Value)> {
     let mut out = Vec::new();
     let mut stack: Vec<(Option<&str>, &Value, usize)> = vec![(None, schema, 0)];
     while let Some((top, s, depth)) = stack.pop() {
@@ -220,7 +220,7 @@ pub fn param_place(
 }
 
 /// The entries whose Tools these rules read: the diagnosed ones that are not refused.
-fn checked<'m>(model: &'m Model) -> Vec<&'m ToolEntry> {
+fn checked(model: &Model) -> Vec<&ToolEntry> {
     model
         .diagnosed()
         .into_iter()

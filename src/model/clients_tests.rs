@@ -1,7 +1,7 @@
 //! The client rules of [`super`] (SPEC §5, issue 13) on CWL documents with their expected
 //! diagnostics annotated inline (see `crate::model::fixture` for the syntax).
 use crate::base::Profile::{Cwl2mcp, Extension};
-use crate::model::fixture::check_diagnostics;
+use crate::model::fixture::{check_diagnostics, settings};
 use crate::model::fixture::{check_fix, check_fix_titled, check_workspace_diagnostics};
 
 // ---- mcp-client-interop ----------------------------------------------------------------------
@@ -395,4 +395,186 @@ outputs: []
             &long[..64]
         ),
     );
+}
+
+// ---- over every fixture and the corpus -------------------------------------------------------
+
+fn cwl_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = read.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            cwl_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "cwl") {
+            out.push(p);
+        }
+    }
+}
+
+/// Issue 13 "must show": the `extension` profile's Tools have no remote `$ref`, no untyped
+/// `nullable` and no `$id` (so none to repeat), over every fixture, example and corpus
+/// document; under `cwl2mcp`, every Tool with such a construct gets `mcp-client-interop` on
+/// the CWL input or output whose type produces it. Prints the figures.
+#[test]
+fn over_fixtures_and_the_corpus() {
+    use super::{Construct, constructs, param_place, schema_ids};
+    use crate::base::{Code, DocumentContext};
+    use crate::model::Model;
+    use crate::model::workspace::{Scope, served_names, shared_ids_across};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["tests/fixtures", "examples"] {
+        cwl_files(&root.join(dir), &mut files);
+    }
+    let fixtures = files.len();
+    let corpus = root.join("../shared/corpus");
+    if corpus.is_dir() {
+        cwl_files(&corpus, &mut files);
+    } else {
+        eprintln!(
+            "SKIPPED the corpus part: {} is not there; only the {fixtures} fixtures were checked",
+            corpus.display()
+        );
+    }
+    assert!(fixtures > 50, "too few fixtures: {fixtures}");
+    let (mut tools, mut ext_tools) = (0, 0);
+    let (mut with_ref, mut with_nullable, mut with_any) = (0, 0, 0);
+    let mut missing = Vec::new();
+    let mut served = Vec::new();
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        let context = DocumentContext::from_path(file)
+            .within(Some(file.parent().unwrap_or(root).to_path_buf()));
+        let ext = Model::of_text(&text, settings(Extension), context.clone());
+        for entry in ext.entries() {
+            let Some(tool) = entry.derivation.tool.as_ref() else {
+                continue;
+            };
+            ext_tools += 1;
+            assert_eq!(constructs(tool), [], "{}: {}", file.display(), entry.key);
+            assert_eq!(schema_ids(tool), [], "{}: {}", file.display(), entry.key);
+        }
+        let model = Model::of_text(&text, settings(Cwl2mcp), context);
+        let view = model.view();
+        for entry in model.diagnosed() {
+            let Some(tool) = entry
+                .derivation
+                .tool
+                .as_ref()
+                .filter(|_| !entry.is_refused())
+            else {
+                continue;
+            };
+            tools += 1;
+            let found = constructs(tool);
+            let has = |ref_kind: bool| {
+                found
+                    .iter()
+                    .any(|f| matches!(f.construct, Construct::RemoteRef(_)) == ref_kind)
+            };
+            with_ref += usize::from(has(true));
+            with_nullable += usize::from(has(false));
+            with_any += usize::from(!found.is_empty());
+            let process = &view.processes[entry.process_index];
+            for f in &found {
+                let section = if f.schema == "inputSchema" {
+                    "inputs"
+                } else {
+                    "outputs"
+                };
+                let (span, _) =
+                    param_place(&model, process, section, f.param.as_deref(), &entry.anchor);
+                let reported = model.diagnostics().iter().any(|d| {
+                    d.code == Code::McpClientInterop
+                        && d.span == span
+                        && d.severity == crate::base::Severity::Information
+                });
+                if !reported {
+                    missing.push(format!("{}: {} {:?}", file.display(), entry.key, f));
+                }
+            }
+        }
+        served.push((
+            file.display().to_string(),
+            served_names(&model, Scope::Diagnosed),
+        ));
+    }
+    let shared: usize = (0..served.len())
+        .map(|i| shared_ids_across(i, &served).len())
+        .sum();
+    eprintln!(
+        "{} files; extension: {ext_tools} Tools, no construct; cwl2mcp: {tools} exported Tools, \
+         {with_any} with a construct ({with_ref} a remote `$ref`, {with_nullable} an untyped \
+         `nullable`), {shared} schemas whose `$id` another file's Tool shares",
+        files.len()
+    );
+    assert!(missing.is_empty(), "not reported:\n{}", missing.join("\n"));
+}
+
+/// What a user can bring into the `extension` derivation: a `SchemaDefRequirement` `$import`
+/// of a file that carries JSON Schema keywords (`$ref` to a remote schema, `nullable`, `$id`),
+/// and a remote `$import`. The derivation reads CWL types only (record fields, enum symbols,
+/// array items) and writes its own keywords, so none of these reach the Tool: the rule has
+/// nothing to report there, and the remote import is `unresolved-reference` instead.
+#[test]
+fn imports_cannot_bring_these_constructs_into_the_extension_derivation() {
+    use super::{constructs, schema_ids};
+    use crate::base::{Code, DocumentContext};
+    use crate::model::Model;
+    let dir = std::env::temp_dir().join(format!("cwl-mcp-interop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("types.yaml"),
+        r#"
+- name: Item
+  type: record
+  $id: https://example.org/item.json
+  $ref: https://schemas.stacspec.org/v1.0.0/item-spec/json-schema/item.json
+  nullable: true
+  fields:
+    href:
+      type: string
+      $ref: https://schemas.stacspec.org/v1.0.0/item-spec/json-schema/item.json
+      nullable: true
+"#,
+    )
+    .unwrap();
+    let text = r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: stage
+doc: Stages an item.
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+hints:
+  mcp:Tool:
+    useWhen: always
+    doNotUseWhen: never
+requirements:
+  SchemaDefRequirement:
+    types:
+      - $import: types.yaml
+      - $import: https://example.org/remote-types.yaml
+inputs:
+  item: {type: "types.yaml#Item", label: Item}
+outputs: []
+"#;
+    let context = DocumentContext::from_path(&dir.join("stage.cwl")).within(Some(dir.clone()));
+    let model = Model::of_text(text, settings(Extension), context);
+    let tool = model.entry(0).derivation.tool.clone().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        tool["inputSchema"]["properties"]["item"]["properties"]["href"]["type"], "string",
+        "{tool:#}"
+    );
+    assert_eq!(constructs(&tool), []);
+    assert_eq!(schema_ids(&tool), []);
+    let codes: Vec<Code> = model.diagnostics().iter().map(|d| d.code).collect();
+    assert!(!codes.contains(&Code::McpClientInterop), "{codes:?}");
+    assert!(codes.contains(&Code::UnresolvedReference), "{codes:?}");
 }

@@ -251,4 +251,45 @@ mod tests {
         assert_eq!(b[0].related[0].line, Some(3));
         assert!(duplicates_across(2, &docs).is_empty());
     }
+
+    #[test]
+    fn a_shared_schema_id_is_a_warning_under_extension_and_information_under_cwl2mcp() {
+        use crate::base::{Profile, Severity};
+        let with_id = |n: &str, profile| ServedName {
+            schema_ids: vec![SchemaId {
+                schema: "outputSchema",
+                id: "https://example.org/out.json".into(),
+                span: 5..12,
+                line: 2,
+            }],
+            profile,
+            ..name(n, 1)
+        };
+        for (profile, severity) in [
+            (Profile::Extension, Severity::Warning),
+            (Profile::Cwl2mcp, Severity::Information),
+        ] {
+            let docs = vec![
+                ("file:///w/a.cwl".to_string(), vec![with_id("a", profile)]),
+                ("file:///w/b.cwl".to_string(), vec![with_id("b", profile)]),
+                ("file:///w/c.cwl".to_string(), vec![name("c", 1)]),
+            ];
+            let a = across(0, &docs);
+            assert_eq!(a.len(), 1, "{a:?}");
+            assert_eq!(
+                (a[0].code, a[0].severity),
+                (Code::McpClientInterop, severity)
+            );
+            assert_eq!(a[0].span, 5..12);
+            assert!(
+                a[0].message.contains("the Tool `b` of `b.cwl`"),
+                "{}",
+                a[0].message
+            );
+            assert_eq!(a[0].related[0].line, Some(2));
+            assert!(across(2, &docs).is_empty());
+            // `tools-list` reads the name duplicates only
+            assert!(duplicates_across(0, &docs).is_empty());
+        }
+    }
 }

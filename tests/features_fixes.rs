@@ -9,9 +9,12 @@ use cwl_mcp_lsp::model::{self, Model};
 
 const NS: &str = "https://eoap.github.io/cwl-mcp-extension#";
 
+/// `agent-context` is off: it reports what a hint that a fix makes recognised still lacks
+/// (`useWhen`, a `doc`, input labels), which no fix here is about.
 fn settings(profile: Profile) -> Settings {
     Settings {
         profile,
+        agent_context: false,
         ..Settings::default()
     }
 }

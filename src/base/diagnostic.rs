@@ -74,6 +74,9 @@ codes! {
     Cwl2mcpIncompatible = "cwl2mcp-incompatible",
     ToolNameDuplicate = "tool-name-duplicate",
     McpSchema = "mcp-schema",
+    McpClientInterop = "mcp-client-interop",
+    NameClientCompat = "name-client-compat",
+    AgentContext = "agent-context",
     UnresolvedReference = "unresolved-reference",
     RecursiveType = "recursive-type",
     TypeTooComplex = "type-too-complex",
@@ -104,8 +107,13 @@ impl Code {
             | RecursiveType
             | TypeTooComplex
             | DefaultFileObject => Severity::Warning,
-            Cwl2mcpIncompatible => Severity::Information,
-            AnnotationDefault => Severity::Hint,
+            // The cwl2mcp shape is kept on purpose under `cwl2mcp`: never an error there.
+            McpClientInterop => match profile {
+                Profile::Extension => Severity::Warning,
+                Profile::Cwl2mcp => Severity::Information,
+            },
+            Cwl2mcpIncompatible | NameClientCompat => Severity::Information,
+            AnnotationDefault | AgentContext => Severity::Hint,
         }
     }
 

@@ -19,6 +19,7 @@ pub struct Layer {
     pub meta_prefix: Option<String>,
     pub protocol_version: Option<ProtocolVersion>,
     pub inlay_hints: Option<bool>,
+    pub agent_context: Option<bool>,
 }
 
 impl Layer {
@@ -38,6 +39,9 @@ impl Layer {
             if let Some(i) = layer.inlay_hints {
                 s.inlay_hints = i;
             }
+            if let Some(a) = layer.agent_context {
+                s.agent_context = a;
+            }
         }
         s
     }
@@ -49,6 +53,7 @@ impl Layer {
             SettingValue::MetaPrefix(m) => self.meta_prefix = Some(m),
             SettingValue::ProtocolVersion(v) => self.protocol_version = Some(v),
             SettingValue::InlayHints(b) => self.inlay_hints = Some(b),
+            SettingValue::AgentContext(b) => self.agent_context = Some(b),
         }
     }
 
@@ -318,6 +323,7 @@ mod tests {
                 meta_prefix: Some("m".into()),
                 protocol_version: Some(ProtocolVersion::V2025_11_25),
                 inlay_hints: Some(false),
+                agent_context: None,
             }
         );
         let (_, problems) = Layer::from_json(&serde_json::json!({"profile": "nope"}));
@@ -355,6 +361,7 @@ mod tests {
                 meta_prefix: Some(String::new()),
                 protocol_version: Some(ProtocolVersion::V2025_06_18),
                 inlay_hints: None,
+                agent_context: None,
             }
         );
         assert_eq!(parse_project_file(p, "").unwrap(), Layer::default());
@@ -376,7 +383,7 @@ mod tests {
             ),
             (
                 "profile = \"cwl2mcp\"\nprofle = \"cwl2mcp\"",
-                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`",
+                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`, `agent-context`",
                 "profle",
             ),
             (
@@ -386,12 +393,12 @@ mod tests {
             ),
             (
                 "inlay-hints = false",
-                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`)",
+                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`)",
                 "inlay-hints",
             ),
             (
                 "inlayHints = false",
-                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`)",
+                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`)",
                 "inlayHints",
             ),
         ];

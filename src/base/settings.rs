@@ -79,6 +79,8 @@ pub struct Settings {
     pub meta_prefix: Option<String>,
     pub protocol_version: ProtocolVersion,
     pub inlay_hints: bool,
+    /// Report `agent-context` (what an agent needs to choose and call a Tool).
+    pub agent_context: bool,
 }
 
 impl Default for Settings {
@@ -88,6 +90,7 @@ impl Default for Settings {
             meta_prefix: None,
             protocol_version: ProtocolVersion::default(),
             inlay_hints: true,
+            agent_context: true,
         }
     }
 }
@@ -107,6 +110,7 @@ pub enum SettingId {
     MetaPrefix,
     ProtocolVersion,
     InlayHints,
+    AgentContext,
 }
 
 /// The type of a setting's value.
@@ -224,6 +228,17 @@ pub const SETTINGS: &[SettingSpec] = &[
         description: "Show the MCP default of each annotation the hint leaves out, e.g. \
                       `destructiveHint: true (MCP default)`.",
     },
+    SettingSpec {
+        id: SettingId::AgentContext,
+        editor_key: "agentContext",
+        project_key: Some("agent-context"),
+        kind: SettingKind::Boolean,
+        default: SettingDefault::Boolean(true),
+        title: "Agent context hints",
+        description: "Report what an agent needs to choose and call a Tool and does not get \
+                      (`agent-context`): inputs without `label` or `doc`, a Tool without a \
+                      description, `useWhen` / `doNotUseWhen` left out.",
+    },
 ];
 
 /// A value as a settings source gave it, before it was checked.
@@ -242,6 +257,7 @@ pub enum SettingValue {
     MetaPrefix(String),
     ProtocolVersion(ProtocolVersion),
     InlayHints(bool),
+    AgentContext(bool),
 }
 
 impl SettingSpec {
@@ -338,6 +354,7 @@ impl SettingSpec {
             },
             (SettingKind::Boolean, Given::Boolean(b)) => match self.id {
                 SettingId::InlayHints => Some(SettingValue::InlayHints(b)),
+                SettingId::AgentContext => Some(SettingValue::AgentContext(b)),
                 _ => None,
             },
             _ => None,
@@ -431,6 +448,7 @@ mod tests {
                 }
                 SettingId::ProtocolVersion => Some(Value::from(d.protocol_version.as_str())),
                 SettingId::InlayHints => Some(Value::from(d.inlay_hints)),
+                SettingId::AgentContext => Some(Value::from(d.agent_context)),
             };
             assert_eq!(spec.default_json(), expected, "{}", spec.editor_key);
             if let Some(v) = spec.default_json().filter(|_| !spec.values().is_empty()) {
@@ -444,7 +462,7 @@ mod tests {
         // every field once; project keys are the kebab-case editor keys
         let mut ids: Vec<String> = SETTINGS.iter().map(|s| format!("{:?}", s.id)).collect();
         ids.dedup();
-        assert_eq!(ids.len(), 4);
+        assert_eq!(ids.len(), 5);
         for spec in SETTINGS {
             if let Some(key) = spec.project_key {
                 let kebab: String = spec
@@ -462,9 +480,18 @@ mod tests {
             }
             assert!(!spec.description.is_empty() && !spec.title.is_empty());
         }
-        // SPEC §1: the project file sets profile, meta-prefix and protocol-version only
+        // SPEC §1: the project file sets profile, meta-prefix and protocol-version, and
+        // agent-context (issue 13); inlay hints are the editor's alone
         let project: Vec<&str> = SETTINGS.iter().filter_map(|s| s.project_key).collect();
-        assert_eq!(project, ["profile", "meta-prefix", "protocol-version"]);
+        assert_eq!(
+            project,
+            [
+                "profile",
+                "meta-prefix",
+                "protocol-version",
+                "agent-context"
+            ]
+        );
     }
 
     #[test]
@@ -504,7 +531,15 @@ mod tests {
         assert_eq!(schema["additionalProperties"], false);
         let props = schema["properties"].as_object().unwrap();
         let keys: Vec<&String> = props.keys().collect();
-        assert_eq!(keys, ["profile", "meta-prefix", "protocol-version"]);
+        assert_eq!(
+            keys,
+            [
+                "profile",
+                "meta-prefix",
+                "protocol-version",
+                "agent-context"
+            ]
+        );
         assert_eq!(props["profile"]["enum"], json!(["extension", "cwl2mcp"]));
         assert_eq!(props["profile"]["default"], "extension");
         assert!(props["meta-prefix"].get("default").is_none());

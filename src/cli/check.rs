@@ -127,7 +127,7 @@ pub fn check_files(
         .collect();
     for (i, (display, model)) in models.iter().enumerate() {
         let mut all = model.diagnostics().to_vec();
-        all.extend(workspace::duplicates_across(i, &served));
+        all.extend(workspace::across(i, &served));
         sort(&mut all);
         reported.extend(all.iter().map(|d| report(display, model, d)));
     }

@@ -86,6 +86,7 @@ impl CommonOptions {
                 .as_deref()
                 .and_then(ProtocolVersion::parse),
             inlay_hints: None,
+            agent_context: None,
         }
     }
 }

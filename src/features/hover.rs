@@ -253,5 +253,12 @@ fn class_markdown(class: &str, eff: Option<&Effective>, profile: Profile) -> Str
     }
     md.push_str("\n\n");
     md.push_str(&annotations_markdown(eff));
+    md.push_str(&format!(
+        "\n\n**Context:** the Tool definition is {} bytes as `tools/list` sends it (compact \
+         JSON), about {} tokens (bytes ÷ 4, a rule of thumb; the real count depends on the \
+         model's tokenizer) that an agent spends on every request listing this tool.",
+        eff.size,
+        eff.approximate_tokens()
+    ));
     md
 }

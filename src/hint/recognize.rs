@@ -16,47 +16,70 @@ pub enum ClassMatch {
     Other,
 }
 
+/// The class names of the extension's vocabulary a hint may be written with: `Tool` is the
+/// hint; `ToolAnnotations` is only ever a near miss at this level (it belongs under
+/// `annotations`), but a prefix bound to a near-miss namespace is reported for it too.
+const CLASS_NAMES: [&str; 2] = ["Tool", "ToolAnnotations"];
+
 pub fn classify(view: &CwlView, class: &str) -> ClassMatch {
-    if class == "Tool" || class == "ToolAnnotations" {
+    if CLASS_NAMES.contains(&class) {
         return ClassMatch::Bare {
             class: class.to_string(),
         };
     }
-    if let Some(uri) = class.strip_suffix("Tool")
-        && uri.contains("://")
-    {
-        if uri == EXTENSION_NS {
-            return ClassMatch::Tool;
-        }
-        if is_near_miss(uri) {
-            return ClassMatch::Mismatch {
-                prefix: None,
-                uri: uri.to_string(),
+    // A full URI: `<namespace>Tool` or `<namespace>ToolAnnotations`.
+    if class.contains("://") {
+        for local in CLASS_NAMES {
+            let Some(uri) = class.strip_suffix(local) else {
+                continue;
             };
+            if uri == EXTENSION_NS {
+                return if local == "Tool" {
+                    ClassMatch::Tool
+                } else {
+                    ClassMatch::Other
+                };
+            }
+            if is_near_miss(uri) {
+                return ClassMatch::Mismatch {
+                    prefix: None,
+                    uri: uri.to_string(),
+                };
+            }
         }
         return ClassMatch::Other;
     }
     let Some((prefix, local)) = class.split_once(':') else {
         return ClassMatch::Other;
     };
-    if local != "Tool" {
+    if !CLASS_NAMES.contains(&local) {
         return ClassMatch::Other;
     }
     match view.namespace(prefix) {
-        Some(EXTENSION_NS) => ClassMatch::Tool,
+        Some(EXTENSION_NS) if local == "Tool" => ClassMatch::Tool,
+        Some(EXTENSION_NS) => ClassMatch::Other,
         Some(uri) if is_near_miss(uri) => ClassMatch::Mismatch {
             prefix: Some(prefix.to_string()),
             uri: uri.to_string(),
         },
         Some(_) => ClassMatch::Other,
-        None => ClassMatch::Unbound {
+        None if local == "Tool" => ClassMatch::Unbound {
             prefix: prefix.to_string(),
         },
+        None => ClassMatch::Other,
     }
 }
 
-/// A URI that differs from the extension namespace only by scheme, case, a missing `#`, a
-/// trailing `/`, or a typo of at most two characters.
+/// The extension namespace's last path segment, which a near miss on another host keeps.
+const EXTENSION_NAME: &str = "cwl-mcp-extension";
+
+/// A URI that a user plausibly meant as the extension namespace (SPEC §5 `namespace-mismatch`):
+/// it differs only by scheme, case, a missing `#` or a trailing `/`; or it is within two edits of
+/// it; or it sits on another host with the same last path segment
+/// (`https://github.com/eoap/cwl-mcp-extension#`), or within two edits of that segment; or its
+/// path names `cwl-mcp` or `mcp-extension` (`_` read as `-`); or it is one of eoap's
+/// (`eoap.github.io`, `github.com/eoap/…`) and names `mcp`. Unrelated vocabularies
+/// (`https://schema.org/`, `http://edamontology.org/`) are not near misses.
 pub fn is_near_miss(uri: &str) -> bool {
     if uri == EXTENSION_NS {
         return false;
@@ -72,7 +95,24 @@ pub fn is_near_miss(uri: &str) -> bool {
     };
     let a = norm(uri);
     let b = norm(EXTENSION_NS);
-    a == b || edit_distance(&a, &b) <= 2
+    if a == b || edit_distance(&a, &b) <= 2 {
+        return true;
+    }
+    let (host, path) = a.split_once('/').unwrap_or((a.as_str(), ""));
+    let path = path.replace('_', "-");
+    let last = path
+        .split(['/', '#'])
+        .rfind(|s| !s.is_empty())
+        .unwrap_or_default();
+    let last = last.strip_suffix(".git").unwrap_or(last);
+    if edit_distance(last, EXTENSION_NAME) <= 2 {
+        return true;
+    }
+    if path.contains("cwl-mcp") || path.contains("mcp-extension") {
+        return true;
+    }
+    let eoap = host.contains("eoap") || path.starts_with("eoap/");
+    eoap && path.contains("mcp")
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -122,14 +162,62 @@ mod tests {
         assert_eq!(classify(&view, "s:Tool"), ClassMatch::Other);
         assert_eq!(classify(&view, "DockerRequirement"), ClassMatch::Other);
         assert_eq!(classify(&view, "agent:Annotations"), ClassMatch::Other);
+        // `ToolAnnotations` with a near-miss prefix or URI is a mismatch too; with the right
+        // namespace it is not the hint (and not ours to report here).
+        assert!(matches!(
+            classify(&view, "near:ToolAnnotations"),
+            ClassMatch::Mismatch { .. }
+        ));
+        assert!(matches!(
+            classify(
+                &view,
+                "https://github.com/eoap/cwl-mcp-extension#ToolAnnotations"
+            ),
+            ClassMatch::Mismatch { prefix: None, .. }
+        ));
+        assert_eq!(classify(&view, "agent:ToolAnnotations"), ClassMatch::Other);
+        assert_eq!(classify(&view, "s:ToolAnnotations"), ClassMatch::Other);
+        assert_eq!(classify(&view, "zz:ToolAnnotations"), ClassMatch::Other);
         for uri in [
             "https://eoap.github.io/cwl-mcp-extension",
             "https://eoap.github.io/cwl-mcp-extension/",
             "https://EOAP.github.io/cwl-mcp-extension#",
             "https://eoap.github.io/cwl-mcp-extention#",
+            // another host, the same last segment
+            "https://github.com/eoap/cwl-mcp-extension#",
+            "https://github.com/eoap/cwl-mcp-extension.git#",
+            "https://example.org/ns/cwl-mcp-extension#",
+            // a path naming `cwl-mcp` or `mcp-extension`
+            "https://eoap.github.io/cwl-mcp#",
+            "https://eoap.github.io/mcp-extension#",
+            "https://github.com/eoap/cwl_mcp#",
+            "https://w3id.org/cwl-mcp/v1#",
+            // one-letter typos, in the host or the path
+            "https://eoap.githb.io/cwl-mcp-extension#",
+            "https://eoap.github.io/cwl-mcp-extensions#",
+            "https://eoap.github.io/cwlmcp-extension#",
+            "https://eoap.github.io/cwl-mcq-extension#",
+            // the same segment, misspelled, elsewhere
+            "https://github.com/eoap/cwl-mcp-extenshun#",
+            // eoap's, naming mcp
+            "https://eoap.github.io/mcp#",
+            "https://github.com/eoap/mcp-tools#",
         ] {
             assert!(is_near_miss(uri), "{uri}");
         }
-        assert!(!is_near_miss("https://schema.org/"));
+        for uri in [
+            EXTENSION_NS,
+            "https://schema.org/",
+            "http://edamontology.org/",
+            "https://w3id.org/cwl/cwl#",
+            "http://commonwl.org/cwltool#",
+            "https://eoap.github.io/schemas/string_format.yaml#",
+            "https://eoap.github.io/cwl2ogc#",
+            "https://example.org/not-mcp#",
+            "https://modelcontextprotocol.io/",
+            "http://purl.org/dc/terms/",
+        ] {
+            assert!(!is_near_miss(uri), "{uri}");
+        }
     }
 }

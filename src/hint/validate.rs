@@ -39,6 +39,8 @@ struct Validator<'a, 'v> {
     out: Vec<Diagnostic>,
     /// The values of the hint being checked.
     values: HintValues,
+    /// Each class written with a prefix bound to a near-miss namespace: the prefix and where.
+    mismatched: Vec<(String, std::ops::Range<usize>)>,
 }
 
 /// What the hint rules find in a document: their diagnostics, and for each process of the
@@ -63,8 +65,10 @@ pub fn validate<'a>(
         profile: settings.profile,
         out: Vec::new(),
         values: HintValues::default(),
+        mismatched: Vec::new(),
     };
     let hints = view.processes.iter().map(|p| v.process(p)).collect();
+    v.near_miss_bindings();
     Validation {
         diagnostics: v.out,
         hints,
@@ -113,13 +117,16 @@ impl<'a, 'v> Validator<'a, 'v> {
                         Some(p) => format!("the prefix `{p}` is bound to `{uri}`"),
                         None => format!("`{uri}`"),
                     };
+                    if let Some(p) = prefix {
+                        self.mismatched.push((p, node.span.clone()));
+                    }
                     self.push(
                         node.span.clone(),
                         Severity::Warning,
                         Code::NamespaceMismatch,
                         format!(
-                            "`{class}`: {what}, which is not the MCP extension's namespace \
-                             `{EXTENSION_NS}`; this hint is ignored"
+                            "`{class}`: {what}, which resembles but is not the MCP extension's \
+                             namespace `{EXTENSION_NS}`; this hint is ignored"
                         ),
                     )
                 }
@@ -140,7 +147,14 @@ impl<'a, 'v> Validator<'a, 'v> {
                 continue;
             };
             let m = classify(self.view, class);
-            if matches!(m, ClassMatch::Tool | ClassMatch::Mismatch { .. })
+            if let ClassMatch::Mismatch {
+                prefix: Some(p), ..
+            } = &m
+            {
+                self.mismatched.push((p.clone(), node.span.clone()));
+            }
+            if matches!(m, ClassMatch::Tool)
+                || (matches!(m, ClassMatch::Mismatch { .. }) && class.ends_with("Tool"))
                 || (matches!(m, ClassMatch::Unbound { .. }) && class.ends_with(":Tool"))
             {
                 self.push(
@@ -310,6 +324,52 @@ impl<'a, 'v> Validator<'a, 'v> {
                 }
             }
         }
+    }
+
+    /// `namespace-mismatch` on the `$namespaces` value itself, once per near-miss binding that
+    /// an extension class uses, pointing at each use: the wrong URI is where the fix goes.
+    fn near_miss_bindings(&mut self) {
+        let mut prefixes: Vec<&str> = self.mismatched.iter().map(|(p, _)| p.as_str()).collect();
+        prefixes.sort_unstable();
+        prefixes.dedup();
+        let mut found = Vec::new();
+        for prefix in prefixes {
+            let Some(ns) = self.view.namespaces.iter().find(|n| n.prefix == prefix) else {
+                continue;
+            };
+            let uses: Vec<std::ops::Range<usize>> = self
+                .mismatched
+                .iter()
+                .filter(|(p, _)| p == prefix)
+                .map(|(_, s)| s.clone())
+                .collect();
+            let lines = uses
+                .iter()
+                .map(|s| self.line_of(s.start).to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut d = Diagnostic::new(
+                ns.pair.value.span.clone(),
+                Severity::Warning,
+                Code::NamespaceMismatch,
+                format!(
+                    "`{}` resembles the MCP extension's namespace `{EXTENSION_NS}` but is not \
+                     it: the classes written with `{prefix}:` (line {lines}) are ignored",
+                    ns.uri
+                ),
+            );
+            d.related = uses
+                .into_iter()
+                .map(|span| crate::base::Related {
+                    uri: None,
+                    span,
+                    line: None,
+                    message: format!("`{prefix}:` is used here"),
+                })
+                .collect();
+            found.push(d);
+        }
+        self.out.extend(found);
     }
 
     /// Takes the value of a field that passed its type check into the hint's values.

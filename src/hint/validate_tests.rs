@@ -57,6 +57,7 @@ label: Count lines
 doc: Counts the lines of a text file.
 $namespaces:
   mcp: https://eoap.github.io/cwl-mcp-extension
+#      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ warning[namespace-mismatch]: resembles the MCP extension's namespace `https://eoap.github.io/cwl-mcp-extension#` but is not it: the classes written with `mcp:` (line 9) are ignored
 hints:
   - class: mcp:Tool
 #          ^^^^^^^^ warning[namespace-mismatch]: `mcp:Tool`: the prefix `mcp` is bound to
@@ -69,6 +70,111 @@ inputs:
 outputs:
   count:
     type: stdout
+"#,
+    );
+}
+
+/// The fixture of one namespace binding `mcp: URI` used by an `mcp:Tool` hint, with both
+/// `namespace-mismatch` diagnostics annotated (on the URI and on the class).
+fn near_miss_fixture(uri: &str) -> String {
+    format!(
+        "
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces:
+  mcp: {uri}
+#      {carets} warning[namespace-mismatch]: `{uri}` resembles the MCP extension's namespace
+hints:
+  - class: mcp:Tool
+#          ^^^^^^^^ warning[namespace-mismatch]: the prefix `mcp` is bound to `{uri}`, which resembles
+    name: echo_region
+baseCommand: echo
+inputs: {{}}
+outputs: {{}}
+",
+        carets = "^".repeat(uri.chars().count())
+    )
+}
+
+#[test]
+fn hidden_near_misses_of_the_namespace_are_reported() {
+    // Issue 13: each of these was silently ignored (the hint did nothing, `check` exited 0).
+    for uri in [
+        "https://github.com/eoap/cwl-mcp-extension#",
+        "https://eoap.github.io/cwl-mcp#",
+        "https://eoap.github.io/mcp-extension#",
+        "https://github.com/eoap/cwl-mcp#",
+        "https://eoap.github.io/cwl-mcp-extensions#",
+        "https://eoap.github.io/cwl-mcp-extensio#",
+        "https://eoap.githib.io/cwl-mcp-extension#",
+        "https://eoap.github.io/cwl_mcp_extension#",
+        "https://example.org/vocab/cwl-mcp-extension#",
+        "https://EOAP.github.io/cwl-mcp-extension/",
+        "http://eoap.github.io/cwl-mcp-extension#",
+    ] {
+        for profile in [Extension, Cwl2mcp] {
+            check_diagnostics(profile, &near_miss_fixture(uri));
+        }
+    }
+}
+
+#[test]
+fn unrelated_namespaces_are_not_near_misses() {
+    // `s:Tool` is some other vocabulary's class: not the extension's, not a near miss, so the
+    // document has no MCP hint and gets nothing (SPEC §5).
+    for uri in [
+        "https://schema.org/",
+        "http://edamontology.org/",
+        "https://w3id.org/cwl/cwl#",
+        "http://commonwl.org/cwltool#",
+        "https://eoap.github.io/schemas/string_format.yaml#",
+    ] {
+        check_diagnostics(
+            Extension,
+            &format!(
+                "
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces:
+  s: {uri}
+hints:
+  - class: s:Tool
+    name: echo_region
+baseCommand: echo
+inputs: {{}}
+outputs: {{}}
+"
+            ),
+        );
+    }
+}
+
+#[test]
+fn a_near_miss_binding_used_twice_is_reported_once_on_the_uri() {
+    check_diagnostics(
+        Cwl2mcp,
+        r#"
+cwlVersion: v1.2
+$namespaces:
+  mcp: "https://github.com/eoap/cwl-mcp-extension#"
+#      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ warning[namespace-mismatch]: the classes written with `mcp:` (line 8, 14) are ignored
+$graph:
+  - class: CommandLineTool
+    id: a
+    hints:
+      - class: mcp:Tool
+#              ^^^^^^^^ warning[namespace-mismatch]: `mcp:Tool`: the prefix `mcp` is bound to
+    inputs: {}
+    outputs: {}
+  - class: CommandLineTool
+    id: b
+    hints:
+      mcp:ToolAnnotations: {}
+#     ^^^^^^^^^^^^^^^^^^^ warning[namespace-mismatch]: `mcp:ToolAnnotations`: the prefix `mcp` is bound to
+    inputs: {}
+    outputs: {}
 "#,
     );
 }
@@ -215,6 +321,7 @@ fn a_second_hint_is_ignored() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -242,7 +349,7 @@ fn a_second_hint_under_the_extension_profile() {
     check_diagnostics(
         Extension,
         r#"
-# check: ignore annotation-default, cwl2mcp-incompatible
+# check: ignore annotation-default, cwl2mcp-incompatible, agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -268,7 +375,7 @@ fn an_unknown_field_under_the_extension_profile() {
     check_diagnostics(
         Extension,
         r#"
-# check: ignore annotation-default, cwl2mcp-incompatible
+# check: ignore annotation-default, cwl2mcp-incompatible, agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -415,6 +522,7 @@ fn an_empty_hint_under_the_extension_profile_asks_nothing() {
     check_diagnostics(
         Extension,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -653,6 +761,7 @@ fn the_annotations_class_by_prefix_or_uri_is_accepted() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -715,6 +824,7 @@ fn names_break_the_mcp_rules_in_many_ways() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore agent-context, name-client-compat
 cwlVersion: v1.2
 $namespaces:
   mcp: https://eoap.github.io/cwl-mcp-extension#
@@ -792,6 +902,7 @@ fn an_empty_name_falls_back_to_the_id() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -857,7 +968,7 @@ fn the_extension_profile_normalizes_the_id_and_checks_only_hinted_processes() {
     check_diagnostics(
         Extension,
         r#"
-# check: ignore annotation-default, cwl2mcp-incompatible
+# check: ignore annotation-default, cwl2mcp-incompatible, agent-context
 cwlVersion: v1.2
 $namespaces:
   mcp: https://eoap.github.io/cwl-mcp-extension#
@@ -930,6 +1041,7 @@ fn a_list_valued_doc_is_joined_under_the_extension_profile() {
     check_diagnostics(
         Extension,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 id: echo-region
@@ -959,6 +1071,7 @@ fn a_destructive_read_only_tool() {
         check_diagnostics(
             profile,
             r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -1031,6 +1144,8 @@ fn a_read_only_tool_that_writes() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore mcp-client-interop
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -1075,6 +1190,7 @@ fn consistent_annotations_get_nothing() {
     check_diagnostics(
         Extension,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -1113,6 +1229,7 @@ fn left_out_annotations_state_their_defaults() {
     check_diagnostics(
         Extension,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:
@@ -1171,6 +1288,7 @@ fn a_minimal_extension_hint_is_incompatible_with_cwl2mcp() {
     check_diagnostics(
         Extension,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 $namespaces:

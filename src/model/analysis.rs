@@ -1,7 +1,7 @@
 //! The document's own diagnostics: YAML syntax, the hint rules, and what derivation finds.
 use crate::base::{Code, Diagnostic, Severity};
 
-use super::{Model, tools};
+use super::{Model, agent, clients, tools};
 
 /// Every diagnostic of the document (not the cross-document ones), sorted by position, each
 /// once.
@@ -21,6 +21,9 @@ pub(super) fn diagnostics(model: &Model) -> Vec<Diagnostic> {
         .collect();
     out.extend(model.validation.diagnostics.iter().cloned());
     out.extend(tools::diagnostics(&model.diagnosed()));
+    out.extend(clients::interop(model));
+    out.extend(clients::name_compat(model));
+    out.extend(agent::diagnostics(model));
     sort(&mut out);
     out
 }

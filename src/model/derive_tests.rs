@@ -802,6 +802,7 @@ fn options_follow_the_settings() {
         meta_prefix: None,
         protocol_version: ProtocolVersion::V2025_06_18,
         inlay_hints: true,
+        agent_context: true,
     };
     let opts = DeriveOptions::from_settings(&settings);
     assert_eq!(opts.meta_prefix, "io.github.transpiler-mate/cwl2mcp");

@@ -30,6 +30,17 @@ pub struct Effective {
     /// Why there is no description when one was expected (cwl2mcp: a list `doc`).
     pub description_problem: Option<&'static str>,
     pub annotations: Vec<Annotation>,
+    /// The Tool definition's size in bytes as `tools/list` sends it (compact JSON).
+    pub size: usize,
+}
+
+impl Effective {
+    /// The approximate number of tokens the definition costs an agent on every request that
+    /// lists it: bytes ÷ 4, the usual rule of thumb for English text and JSON (the real count
+    /// depends on the model's tokenizer).
+    pub fn approximate_tokens(&self) -> usize {
+        self.size.div_ceil(4)
+    }
 }
 
 impl Model {
@@ -57,6 +68,7 @@ impl Model {
                 source: sources.description.unwrap_or("the hint"),
             }),
             description_problem: sources.description_problem,
+            size: serde_json::to_string(tool).map_or(0, |t| t.len()),
             annotations: fields::boolean_annotations()
                 .map(|field| {
                     let written = annotations
@@ -70,5 +82,39 @@ impl Model {
                 })
                 .collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::base::Profile;
+    use crate::model::Model;
+    use crate::model::fixture::{context, settings};
+
+    #[test]
+    fn the_size_is_the_compact_json_of_the_tool() {
+        let text = "cwlVersion: v1.2\nclass: CommandLineTool\nid: echo\n$namespaces:\n  mcp: \
+                    https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool: {}\n\
+                    inputs: {}\noutputs: {}\n";
+        let model = Model::of_text(text, settings(Profile::Extension), context());
+        let entry = model.entry(0);
+        let eff = model.effective(entry).unwrap();
+        let tool = entry.derivation.tool.as_ref().unwrap();
+        assert_eq!(eff.size, serde_json::to_string(tool).unwrap().len());
+        assert!(eff.size > 50, "{}", eff.size);
+        assert_eq!(eff.approximate_tokens(), eff.size.div_ceil(4));
+        // Hover on the hint's class shows it (issue 13).
+        let at = text.find("mcp:Tool").unwrap() + 1;
+        let hover = crate::features::hover::hover(&model, at).unwrap();
+        assert!(
+            hover.markdown.contains(&format!(
+                "the Tool definition is {} bytes as `tools/list` sends it",
+                eff.size
+            )) && hover
+                .markdown
+                .contains(&format!("about {} tokens", eff.approximate_tokens())),
+            "{}",
+            hover.markdown
+        );
     }
 }

@@ -133,6 +133,7 @@ impl<'a, 's> Ctx<'a, 's> {
                 .collect(),
             Code::AnnotationInconsistent => self.annotation_as_declared(d).into_iter().collect(),
             Code::Cwl2mcpIncompatible => self.what_cwl2mcp_requires(d).into_iter().collect(),
+            Code::NameClientCompat => self.client_compatible_name(d).into_iter().collect(),
             _ => Vec::new(),
         }
     }
@@ -181,7 +182,30 @@ impl<'a, 's> Ctx<'a, 's> {
         out
     }
 
+    /// The one edit that corrects a near-miss binding, titled alike from the class and from
+    /// the `$namespaces` value, so that one fix resolves both diagnostics.
+    fn correct_binding(&self, prefix: &str) -> Option<Fix> {
+        let ns = self.view.namespaces.iter().find(|n| n.prefix == prefix)?;
+        Some(fix(
+            format!("Correct `{prefix}` to {EXTENSION_NS} (was {})", ns.uri),
+            vec![Edit::new(
+                ns.pair.value.span.clone(),
+                requote(&ns.pair.value, EXTENSION_NS),
+            )],
+            true,
+        ))
+    }
+
     fn correct_namespace(&self, d: &Diagnostic) -> Vec<Fix> {
+        // On the `$namespaces` value.
+        if let Some(ns) = self
+            .view
+            .namespaces
+            .iter()
+            .find(|n| n.pair.value.span == d.span)
+        {
+            return self.correct_binding(ns.prefix).into_iter().collect();
+        }
         let Some((_, entry, _)) = self.entry_at(&d.span) else {
             return Vec::new();
         };
@@ -191,27 +215,18 @@ impl<'a, 's> Ctx<'a, 's> {
         match classify(self.view, class) {
             ClassMatch::Mismatch {
                 prefix: Some(prefix),
-                uri,
+                ..
+            } => self.correct_binding(&prefix).into_iter().collect(),
+            ClassMatch::Mismatch {
+                prefix: None, uri, ..
             } => {
-                let Some(ns) = self.view.namespaces.iter().find(|n| n.prefix == prefix) else {
-                    return Vec::new();
-                };
-                vec![fix(
-                    format!("Correct `{prefix}` to {EXTENSION_NS} (was {uri})"),
-                    vec![Edit::new(
-                        ns.pair.value.span.clone(),
-                        requote(&ns.pair.value, EXTENSION_NS),
-                    )],
-                    true,
-                )]
-            }
-            ClassMatch::Mismatch { prefix: None, .. } => {
                 let node = entry.class_node.expect("found by its class node");
+                let local = class.strip_prefix(uri.as_str()).unwrap_or("Tool");
                 vec![fix(
-                    format!("Correct the class to {EXTENSION_NS}Tool"),
+                    format!("Correct the class to {EXTENSION_NS}{local}"),
                     vec![Edit::new(
                         d.span.clone(),
-                        requote(node, &format!("{EXTENSION_NS}Tool")),
+                        requote(node, &format!("{EXTENSION_NS}{local}")),
                     )],
                     true,
                 )]
@@ -721,6 +736,49 @@ impl<'a, 's> Ctx<'a, 's> {
             }
             let hint = hint?;
             let name = self.fallback_name(process)?;
+            let body = self.yaml.deref(hint.body);
+            let edit = edits::insert_fields(
+                self.text,
+                body,
+                Self::owner_at(&hint),
+                &[("name".to_string(), Value::Scalar(name.clone()))],
+                self.unit,
+            )?;
+            return Some(fix(
+                format!("Name the MCP tool `{name}` in the hint"),
+                vec![edit],
+                true,
+            ));
+        }
+        None
+    }
+
+    /// A name that function-calling APIs accept (`^[a-zA-Z0-9_-]{1,64}$`): the hint's `name`
+    /// rewritten, or (a fallback name) written into the hint.
+    fn client_compatible_name(&self, d: &Diagnostic) -> Option<Fix> {
+        use super::clients::{client_compatible, client_name};
+        for process in &self.view.processes {
+            let Some(hint) = self.hint_of(process) else {
+                continue;
+            };
+            if let Some(pair) = hint.fields().find(|p| p.key.scalar() == Some("name")) {
+                let value = self.yaml.deref(&pair.value);
+                if value.span == d.span {
+                    let name = client_name(value.scalar()?);
+                    client_compatible(&name).then_some(())?;
+                    return Some(fix(
+                        format!("Rename the MCP tool to `{name}`"),
+                        vec![Edit::new(d.span.clone(), requote(value, &name))],
+                        true,
+                    ));
+                }
+                continue;
+            }
+            if hint.class_node.map(|n| &n.span) != Some(&d.span) {
+                continue;
+            }
+            let name = client_name(&self.fallback_name(process)?);
+            client_compatible(&name).then_some(())?;
             let body = self.yaml.deref(hint.body);
             let edit = edits::insert_fields(
                 self.text,

@@ -143,6 +143,85 @@ outputs: {}
 }
 
 #[test]
+fn correct_a_namespace_on_another_host_from_the_class_or_the_uri() {
+    // One fix resolves both diagnostics, offered at either: the class and the wrong URI.
+    let after = r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces:
+  mcp: "https://eoap.github.io/cwl-mcp-extension#"
+hints:
+  - class: mcp:Tool
+    name: echo_region
+baseCommand: echo
+inputs: {}
+outputs: {}
+"#;
+    for before in [
+        r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces:
+  mcp: "https://github.com/eoap/cwl-mcp-extension#"
+hints:
+  - class: mcp:To$0ol
+    name: echo_region
+baseCommand: echo
+inputs: {}
+outputs: {}
+"#,
+        r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces:
+  mcp: "https://github.com/eoap/cwl-mc$0p-extension#"
+hints:
+  - class: mcp:Tool
+    name: echo_region
+baseCommand: echo
+inputs: {}
+outputs: {}
+"#,
+    ] {
+        check_fix(Extension, before, after);
+    }
+}
+
+#[test]
+fn correct_a_one_letter_typo_in_a_flow_namespace_map() {
+    check_fix(
+        Cwl2mcp,
+        r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces: {mcp: https://eoap.github.io/mcp-ext$0ension#}
+hints:
+  - class: mcp:Tool
+    name: echo_region
+baseCommand: echo
+inputs: {}
+outputs: {}
+"#,
+        r#"
+cwlVersion: v1.2
+class: CommandLineTool
+id: echo-region
+$namespaces: {mcp: https://eoap.github.io/cwl-mcp-extension#}
+hints:
+  - class: mcp:Tool
+    name: echo_region
+baseCommand: echo
+inputs: {}
+outputs: {}
+"#,
+    );
+}
+
+#[test]
 fn correct_a_full_uri_class() {
     check_fix(
         Cwl2mcp,

@@ -61,7 +61,7 @@ use crate::base::{Code, Diagnostic, DocumentContext, Profile, Settings, Severity
 
 use super::Model;
 use super::fixes::Fix;
-use super::workspace::{Scope, duplicates_across, served_names};
+use super::workspace::{Scope, across, served_names};
 
 /// The URI fixtures are analysed as.
 pub(crate) const FIXTURE_URI: &str = "file:///fixture/tool.cwl";
@@ -95,7 +95,7 @@ pub(crate) fn check_diagnostics_in(profile: Profile, context: DocumentContext, f
 
 /// Checks several documents analysed as one workspace (as `check DIR` and the editor do):
 /// each `(uri, fixture)` must have exactly its annotated diagnostics, its own and the
-/// cross-document `tool-name-duplicate` ones.
+/// cross-document ones (`tool-name-duplicate`, a shared schema `$id`).
 #[track_caller]
 pub(crate) fn check_workspace_diagnostics(profile: Profile, documents: &[(&str, &str)]) {
     let parsed: Vec<Parsed> = documents.iter().map(|(_, f)| Parsed::new(f)).collect();
@@ -114,7 +114,7 @@ pub(crate) fn check_workspace_diagnostics(profile: Profile, documents: &[(&str, 
     for (i, ((uri, _), (p, model))) in documents.iter().zip(parsed.iter().zip(&models)).enumerate()
     {
         let mut all = model.diagnostics().to_vec();
-        all.extend(duplicates_across(i, &names));
+        all.extend(across(i, &names));
         super::analysis::sort(&mut all);
         p.compare(profile, all, uri);
     }

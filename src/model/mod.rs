@@ -20,7 +20,9 @@ use crate::cwl::CwlView;
 use crate::document::Snapshot;
 use crate::document::yaml::YamlDoc;
 
+pub mod agent;
 pub mod analysis;
+pub mod clients;
 #[cfg(test)]
 mod derive_tests;
 pub mod edits;

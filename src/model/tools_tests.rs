@@ -18,7 +18,7 @@ fn two_processes_of_a_graph_derive_the_same_name() {
     check_diagnostics(
         Extension,
         r#"
-# check: ignore annotation-default, cwl2mcp-incompatible
+# check: ignore annotation-default, cwl2mcp-incompatible, agent-context
 cwlVersion: v1.2
 $namespaces:
   mcp: https://eoap.github.io/cwl-mcp-extension#
@@ -51,6 +51,7 @@ fn cwl2mcp_names_processes_without_hints_too() {
     check_diagnostics(
         Cwl2mcp,
         r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 $namespaces:
   mcp: https://eoap.github.io/cwl-mcp-extension#
@@ -85,7 +86,7 @@ fn a_name_served_by_two_documents_of_the_workspace() {
     let echo = |other: &str| {
         format!(
             r#"
-# check: ignore annotation-default, cwl2mcp-incompatible
+# check: ignore annotation-default, cwl2mcp-incompatible, agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 id: echo
@@ -102,6 +103,7 @@ outputs: {{}}
         )
     };
     let unrelated = r#"
+# check: ignore agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 id: echo
@@ -177,7 +179,7 @@ fn a_label_that_is_not_a_string_under_the_extension() {
     check_diagnostics(
         Extension,
         r#"
-# check: ignore annotation-default, cwl2mcp-incompatible
+# check: ignore annotation-default, cwl2mcp-incompatible, agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 id: echo
@@ -202,7 +204,7 @@ fn an_include_that_cannot_be_read() {
         Extension,
         in_examples(),
         r#"
-# check: ignore annotation-default, cwl2mcp-incompatible
+# check: ignore annotation-default, cwl2mcp-incompatible, agent-context
 cwlVersion: v1.2
 class: CommandLineTool
 id: echo
@@ -291,7 +293,7 @@ fn a_recursive_type_is_a_ref_under_the_extension() {
         .collect::<String>();
     check_diagnostics(
         Extension,
-        &format!("# check: ignore cwl2mcp-incompatible\n{hinted}"),
+        &format!("# check: ignore cwl2mcp-incompatible, agent-context\n{hinted}"),
     );
 }
 
@@ -397,7 +399,7 @@ fn a_default_file_is_its_location_under_the_extension() {
         Extension,
         in_examples(),
         &format!(
-            "# check: ignore cwl2mcp-incompatible\n{}",
+            "# check: ignore cwl2mcp-incompatible, agent-context\n{}",
             FILE_DEFAULT
                 .replace(
                     "id: count-lines\n",

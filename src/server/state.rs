@@ -124,28 +124,46 @@ impl State {
             .insert(uri.clone(), names.clone())
             .unwrap_or_default();
         let same = |a: &[ServedName], b: &[ServedName]| {
-            a.iter().map(|n| &n.name).eq(b.iter().map(|n| &n.name))
+            let ids = |n: &ServedName| {
+                n.schema_ids
+                    .iter()
+                    .map(|i| i.id.clone())
+                    .collect::<Vec<_>>()
+            };
+            a.iter()
+                .map(|n| (&n.name, ids(n)))
+                .eq(b.iter().map(|n| (&n.name, ids(n))))
         };
         if same(&old, &names) {
             return Vec::new();
         }
-        self.sharing(uri, old.iter().chain(names.iter()).map(|n| n.name.as_str()))
+        self.sharing(uri, old.iter().chain(names.iter()))
     }
 
     /// Forgets `uri`'s names; returns the documents that shared one.
     pub fn remove_served(&mut self, uri: &Uri) -> Vec<Uri> {
         self.served_at.remove(uri);
         let old = self.served.remove(uri).unwrap_or_default();
-        self.sharing(uri, old.iter().map(|n| n.name.as_str()))
+        self.sharing(uri, old.iter())
     }
 
-    fn sharing<'n>(&self, uri: &Uri, names: impl Iterator<Item = &'n str>) -> Vec<Uri> {
-        let names: HashSet<&str> = names.collect();
+    /// The other documents that serve one of these names or schema `$id`s.
+    fn sharing<'n>(&self, uri: &Uri, served: impl Iterator<Item = &'n ServedName>) -> Vec<Uri> {
+        let mut names: HashSet<&str> = HashSet::new();
+        let mut ids: HashSet<&str> = HashSet::new();
+        for n in served {
+            names.insert(n.name.as_str());
+            ids.extend(n.schema_ids.iter().map(|i| i.id.as_str()));
+        }
         let mut out: Vec<Uri> = self
             .served
             .iter()
             .filter(|(u, served)| {
-                *u != uri && served.iter().any(|n| names.contains(n.name.as_str()))
+                *u != uri
+                    && served.iter().any(|n| {
+                        names.contains(n.name.as_str())
+                            || n.schema_ids.iter().any(|i| ids.contains(i.id.as_str()))
+                    })
             })
             .map(|(u, _)| u.clone())
             .collect();
@@ -172,7 +190,7 @@ impl State {
                 .map(|(u, names)| (u.as_str().to_string(), names.clone())),
         );
         documents[1..].sort_by(|a, b| a.0.cmp(&b.0));
-        out.extend(workspace::duplicates_across(0, &documents));
+        out.extend(workspace::across(0, &documents));
         if let Some(e) = config_error {
             let text = model.text();
             let end = text.find('\n').unwrap_or(text.len());

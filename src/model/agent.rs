@@ -1,0 +1,127 @@
+//! `agent-context` (SPEC §5, issue 13): what an agent needs to choose and call a Tool and does
+//! not get — an input with neither `label` nor `doc` (the agent sees a bare name), a Tool
+//! without any description, and under `extension` a hint without `useWhen` / `doNotUseWhen`.
+//! Only processes with a recognised hint (a document without hints gets nothing under
+//! `extension`); off with the `agentContext` / `agent-context` setting.
+use crate::base::{Code, Diagnostic, Profile};
+use crate::document::yaml::{Node, Resolved, YamlDoc};
+
+use super::Model;
+
+/// Whether `node` (a mapping) has a non-blank string (or a non-empty list) under `key`.
+fn has_text(yaml: &YamlDoc, node: &Node, key: &str) -> bool {
+    let Some(v) = node.get(key) else {
+        return false;
+    };
+    let v = yaml.deref(v);
+    match v.resolve() {
+        Some(Resolved::Str(s)) => !s.trim().is_empty(),
+        Some(Resolved::Null) | None => v.items().is_some_and(|i| !i.is_empty()),
+        _ => true,
+    }
+}
+
+pub fn diagnostics(model: &Model) -> Vec<Diagnostic> {
+    if !model.settings.agent_context {
+        return Vec::new();
+    }
+    let profile = model.settings.profile;
+    let severity = Code::AgentContext.severity(profile);
+    let yaml = model.yaml();
+    let view = model.view();
+    let mut out = Vec::new();
+    for entry in model.diagnosed() {
+        if !entry.hinted || entry.is_refused() {
+            continue;
+        }
+        let Some(tool) = entry.derivation.tool.as_ref() else {
+            continue;
+        };
+        let process = &view.processes[entry.process_index];
+        let name = entry.name().unwrap_or(&entry.key);
+        for param in process.inputs(yaml) {
+            let described = param.body.is_map()
+                && (has_text(yaml, param.body, "label") || has_text(yaml, param.body, "doc"));
+            if described {
+                continue;
+            }
+            let input = param.id.rsplit(['#', '/']).next().unwrap_or(param.id);
+            let note = match profile {
+                Profile::Extension => {
+                    "it reaches the agent as a bare name in the `inputSchema` (a `label` becomes \
+                     the property's `title`, a `doc` its `description`)"
+                }
+                Profile::Cwl2mcp => {
+                    "nothing but its name tells an agent what to pass (cwl2mcp 0.1.0 does not \
+                     carry `label`/`doc` into the schema; the extension profile does)"
+                }
+            };
+            out.push(Diagnostic::new(
+                param.id_node.span.clone(),
+                severity,
+                Code::AgentContext,
+                format!("the input `{input}` has neither `label` nor `doc`: {note}"),
+            ));
+        }
+        let described = tool
+            .get("description")
+            .and_then(|d| d.as_str())
+            .is_some_and(|d| !d.trim().is_empty());
+        if !described {
+            let how = match profile {
+                Profile::Extension => "write a CWL `doc`, or `useWhen` / `description` in the hint",
+                Profile::Cwl2mcp => {
+                    "write a CWL `doc` (cwl2mcp 0.1.0 describes a Tool by it alone)"
+                }
+            };
+            out.push(Diagnostic::new(
+                entry.anchor.clone(),
+                severity,
+                Code::AgentContext,
+                format!(
+                    "the Tool `{name}` has no description: an agent has nothing but its name to \
+                     choose it by; {how}"
+                ),
+            ));
+        }
+        if profile == Profile::Extension
+            && let Some(values) = model
+                .validation
+                .hints
+                .get(entry.process_index)
+                .and_then(Option::as_ref)
+                .map(|r| &r.values)
+        {
+            let blank = |v: &Option<String>| v.as_deref().is_none_or(|s| s.trim().is_empty());
+            let missing: Vec<&str> = [
+                ("useWhen", &values.use_when),
+                ("doNotUseWhen", &values.do_not_use_when),
+            ]
+            .into_iter()
+            .filter(|(_, v)| blank(v))
+            .map(|(k, _)| k)
+            .collect();
+            if !missing.is_empty() {
+                let listed = missing
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and ");
+                out.push(Diagnostic::new(
+                    entry.anchor.clone(),
+                    severity,
+                    Code::AgentContext,
+                    format!(
+                        "the hint has no {listed}: the Tool's description does not tell an agent \
+                         when to pick this tool and when not to"
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "agent_tests.rs"]
+mod fixture_tests;

@@ -20,6 +20,7 @@ pub struct Layer {
     pub protocol_version: Option<ProtocolVersion>,
     pub inlay_hints: Option<bool>,
     pub agent_context: Option<bool>,
+    pub cwl2mcp_hints: Option<bool>,
 }
 
 impl Layer {
@@ -39,6 +40,9 @@ impl Layer {
             if let Some(i) = layer.inlay_hints {
                 s.inlay_hints = i;
             }
+            if let Some(c) = layer.cwl2mcp_hints {
+                s.cwl2mcp_hints = c;
+            }
             if let Some(a) = layer.agent_context {
                 s.agent_context = a;
             }
@@ -54,6 +58,7 @@ impl Layer {
             SettingValue::ProtocolVersion(v) => self.protocol_version = Some(v),
             SettingValue::InlayHints(b) => self.inlay_hints = Some(b),
             SettingValue::AgentContext(b) => self.agent_context = Some(b),
+            SettingValue::Cwl2mcpHints(b) => self.cwl2mcp_hints = Some(b),
         }
     }
 
@@ -324,6 +329,7 @@ mod tests {
                 protocol_version: Some(ProtocolVersion::V2025_11_25),
                 inlay_hints: Some(false),
                 agent_context: None,
+                cwl2mcp_hints: None,
             }
         );
         let (_, problems) = Layer::from_json(&serde_json::json!({"profile": "nope"}));
@@ -362,6 +368,7 @@ mod tests {
                 protocol_version: Some(ProtocolVersion::V2025_06_18),
                 inlay_hints: None,
                 agent_context: None,
+                cwl2mcp_hints: None,
             }
         );
         assert_eq!(parse_project_file(p, "").unwrap(), Layer::default());

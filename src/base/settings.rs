@@ -81,6 +81,8 @@ pub struct Settings {
     pub inlay_hints: bool,
     /// Report `agent-context` (what an agent needs to choose and call a Tool).
     pub agent_context: bool,
+    /// Report `cwl2mcp-incompatible` notes under the `extension` profile.
+    pub cwl2mcp_hints: bool,
 }
 
 impl Default for Settings {
@@ -91,6 +93,7 @@ impl Default for Settings {
             protocol_version: ProtocolVersion::default(),
             inlay_hints: true,
             agent_context: true,
+            cwl2mcp_hints: true,
         }
     }
 }
@@ -111,6 +114,7 @@ pub enum SettingId {
     ProtocolVersion,
     InlayHints,
     AgentContext,
+    Cwl2mcpHints,
 }
 
 /// The type of a setting's value.
@@ -239,6 +243,16 @@ pub const SETTINGS: &[SettingSpec] = &[
                       (`agent-context`): inputs without `label` or `doc`, a Tool without a \
                       description, `useWhen` / `doNotUseWhen` left out.",
     },
+    SettingSpec {
+        id: SettingId::Cwl2mcpHints,
+        editor_key: "cwl2mcpHints",
+        project_key: Some("cwl2mcp-hints"),
+        kind: SettingKind::Boolean,
+        default: SettingDefault::Boolean(true),
+        title: "cwl2mcp compatibility notes",
+        description: "Under the `extension` profile, note what the cwl2mcp 0.1.0 exporter \
+                      would reject or treat differently (`cwl2mcp-incompatible`).",
+    },
 ];
 
 /// A value as a settings source gave it, before it was checked.
@@ -258,6 +272,7 @@ pub enum SettingValue {
     ProtocolVersion(ProtocolVersion),
     InlayHints(bool),
     AgentContext(bool),
+    Cwl2mcpHints(bool),
 }
 
 impl SettingSpec {
@@ -355,6 +370,7 @@ impl SettingSpec {
             (SettingKind::Boolean, Given::Boolean(b)) => match self.id {
                 SettingId::InlayHints => Some(SettingValue::InlayHints(b)),
                 SettingId::AgentContext => Some(SettingValue::AgentContext(b)),
+                SettingId::Cwl2mcpHints => Some(SettingValue::Cwl2mcpHints(b)),
                 _ => None,
             },
             _ => None,
@@ -449,6 +465,7 @@ mod tests {
                 SettingId::ProtocolVersion => Some(Value::from(d.protocol_version.as_str())),
                 SettingId::InlayHints => Some(Value::from(d.inlay_hints)),
                 SettingId::AgentContext => Some(Value::from(d.agent_context)),
+                SettingId::Cwl2mcpHints => Some(Value::from(d.cwl2mcp_hints)),
             };
             assert_eq!(spec.default_json(), expected, "{}", spec.editor_key);
             if let Some(v) = spec.default_json().filter(|_| !spec.values().is_empty()) {

@@ -87,6 +87,7 @@ impl CommonOptions {
                 .and_then(ProtocolVersion::parse),
             inlay_hints: None,
             agent_context: None,
+            cwl2mcp_hints: None,
         }
     }
 }

@@ -24,6 +24,10 @@ pub(super) fn diagnostics(model: &Model) -> Vec<Diagnostic> {
     out.extend(clients::interop(model));
     out.extend(clients::name_compat(model));
     out.extend(agent::diagnostics(model));
+    // `cwl2mcpHints = false`: no `cwl2mcp-incompatible` notes (the one place they are dropped).
+    if !model.settings.cwl2mcp_hints {
+        out.retain(|d| d.code != Code::Cwl2mcpIncompatible);
+    }
     sort(&mut out);
     out
 }

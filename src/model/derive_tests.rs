@@ -803,6 +803,7 @@ fn options_follow_the_settings() {
         protocol_version: ProtocolVersion::V2025_06_18,
         inlay_hints: true,
         agent_context: true,
+        cwl2mcp_hints: true,
     };
     let opts = DeriveOptions::from_settings(&settings);
     assert_eq!(opts.meta_prefix, "io.github.transpiler-mate/cwl2mcp");

@@ -439,3 +439,29 @@ fn deep_flow_nesting_is_bounded_on_an_analysis_thread() {
         .unwrap();
     assert_eq!(analysed, vec![Code::TypeTooComplex]);
 }
+
+/// `cwl2mcpHints = false` drops the `cwl2mcp-incompatible` notes, and nothing else.
+#[test]
+fn cwl2mcp_notes_can_be_turned_off() {
+    let text = "cwlVersion: v1.2\nclass: CommandLineTool\nid: echo-region\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    title: Echo\nbaseCommand: echo\ninputs: {}\noutputs: {}\n";
+    let codes = |cwl2mcp_hints| {
+        let settings = crate::base::Settings {
+            cwl2mcp_hints,
+            ..crate::base::Settings::default()
+        };
+        Model::of_text(text, settings, context())
+            .diagnostics()
+            .iter()
+            .map(|d| d.code)
+            .collect::<Vec<_>>()
+    };
+    let on = codes(true);
+    let off = codes(false);
+    assert!(on.contains(&Code::Cwl2mcpIncompatible), "{on:?}");
+    assert!(!off.contains(&Code::Cwl2mcpIncompatible), "{off:?}");
+    let rest: Vec<Code> = on
+        .into_iter()
+        .filter(|c| *c != Code::Cwl2mcpIncompatible)
+        .collect();
+    assert_eq!(rest, off);
+}

@@ -10,7 +10,7 @@ M.filetypes = { 'cwl' }
 
 --- The `cwlMcp` settings the server reads: the editor keys of SETTINGS in src/base/settings.rs
 --- (tests/settings_schema.rs checks this list against it).
-M.setting_keys = { 'profile', 'metaPrefix', 'protocolVersion', 'inlayHints', 'agentContext' }
+M.setting_keys = { 'profile', 'metaPrefix', 'protocolVersion', 'inlayHints', 'agentContext', 'cwl2mcpHints' }
 local SETTING_KEYS = {}
 for _, k in ipairs(M.setting_keys) do SETTING_KEYS[k] = true end
 
@@ -71,7 +71,7 @@ local function on_init(client)
 end
 
 --- A complete client configuration table (vim.lsp.config / vim.lsp.start / lspconfig's default_config).
---- opts: { cmd = string|list, settings = { profile, metaPrefix, protocolVersion, inlayHints, agentContext },
+--- opts: { cmd = string|list, settings = { profile, metaPrefix, protocolVersion, inlayHints, agentContext, cwl2mcpHints },
 ---         filetypes = list, root_markers = list, on_attach = fun(client, bufnr), capabilities = table }
 function M.config(opts)
   opts = opts or {}

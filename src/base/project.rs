@@ -390,7 +390,7 @@ mod tests {
             ),
             (
                 "profile = \"cwl2mcp\"\nprofle = \"cwl2mcp\"",
-                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`, `agent-context`",
+                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`",
                 "profle",
             ),
             (
@@ -400,12 +400,12 @@ mod tests {
             ),
             (
                 "inlay-hints = false",
-                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`)",
+                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`)",
                 "inlay-hints",
             ),
             (
                 "inlayHints = false",
-                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`)",
+                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`)",
                 "inlayHints",
             ),
         ];

@@ -479,7 +479,7 @@ mod tests {
         // every field once; project keys are the kebab-case editor keys
         let mut ids: Vec<String> = SETTINGS.iter().map(|s| format!("{:?}", s.id)).collect();
         ids.dedup();
-        assert_eq!(ids.len(), 5);
+        assert_eq!(ids.len(), 6);
         for spec in SETTINGS {
             if let Some(key) = spec.project_key {
                 let kebab: String = spec
@@ -506,7 +506,8 @@ mod tests {
                 "profile",
                 "meta-prefix",
                 "protocol-version",
-                "agent-context"
+                "agent-context",
+                "cwl2mcp-hints"
             ]
         );
     }
@@ -554,7 +555,8 @@ mod tests {
                 "profile",
                 "meta-prefix",
                 "protocol-version",
-                "agent-context"
+                "agent-context",
+                "cwl2mcp-hints"
             ]
         );
         assert_eq!(props["profile"]["enum"], json!(["extension", "cwl2mcp"]));

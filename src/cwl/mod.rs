@@ -176,6 +176,18 @@ impl<'a> CwlView<'a> {
         name.to_string()
     }
 
+    /// The local name of `name` in the extension's vocabulary: `P:local` with `P` bound to the
+    /// extension namespace, or the full URI `<namespace>local`; `None` for anything else (bare
+    /// names included). The one expansion of the extension's names (the hint rules, the fixes
+    /// and completion use it).
+    pub fn extension_local<'n>(&self, name: &'n str) -> Option<&'n str> {
+        if let Some(local) = name.strip_prefix(EXTENSION_NS) {
+            return Some(local);
+        }
+        let (prefix, local) = name.split_once(':')?;
+        (self.namespace(prefix) == Some(EXTENSION_NS)).then_some(local)
+    }
+
     /// The innermost process whose node contains byte `offset`.
     pub fn process_at(&self, offset: usize) -> Option<&Process<'a>> {
         self.processes

@@ -665,13 +665,11 @@ impl<'a, 'v> Validator<'a, 'v> {
     /// The local name of an annotations class if it names the extension's vocabulary: bare
     /// (`Annotations`), with a prefix bound to the extension, or the full URI.
     fn annotation_class_local(&self, class: &str) -> Option<String> {
-        if let Some(local) = class.strip_prefix(EXTENSION_NS) {
-            return Some(local.to_string());
+        match self.view.extension_local(class) {
+            Some(local) => Some(local.to_string()),
+            None if !class.contains(':') => Some(class.to_string()),
+            None => None,
         }
-        if let Some((prefix, local)) = class.split_once(':') {
-            return (self.view.namespace(prefix) == Some(EXTENSION_NS)).then(|| local.to_string());
-        }
-        Some(class.to_string())
     }
 
     fn network_access(&self, process: &Process<'_>) -> Option<usize> {

@@ -819,7 +819,10 @@ impl<'a, 's> Ctx<'a, 's> {
             // `ToolAnnotations`, which cwl2mcp 0.1.0 rejects): the one name valid everywhere.
             let target = "Annotations";
             let new = match written.split_once(':') {
-                Some((p, _)) if self.view.namespace(p) == Some(EXTENSION_NS) => {
+                Some((p, _))
+                    if !written.starts_with(EXTENSION_NS)
+                        && self.view.extension_local(written).is_some() =>
+                {
                     format!("{p}:{target}")
                 }
                 _ => target.to_string(),

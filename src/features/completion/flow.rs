@@ -1,7 +1,6 @@
 //! The flow engine: completion inside flow collections and JSON, read from the model's YAML
 //! tree: the chain of nodes holding the cursor says where it is (indentation says nothing there).
 use super::*;
-use crate::cwl::EXTENSION_NS;
 use crate::document::yaml::{Kind, Node, Style};
 
 /// One step from the root to the cursor: the key (or `None` for a list item) and the node.
@@ -95,7 +94,7 @@ fn is_process(node: &Node) -> bool {
 }
 
 fn view_is_tool(view: &CwlView<'_>, class: &str) -> bool {
-    view.expand(class) == format!("{EXTENSION_NS}Tool")
+    view.extension_local(class) == Some("Tool")
 }
 
 pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {

@@ -105,7 +105,7 @@ trap cleanup EXIT
 new_profile() {
   local dir=$1 vsix=$2
   mkdir -p "$dir/user/User" "$dir/ext" "$dir/ws/.vscode"
-  cp "$REPO/editors/test-fixtures/broken-hint.cwl" "$dir/ws/"
+  cp "$REPO/editors/test-fixtures/broken-hint.cwl" "$REPO/editors/test-fixtures/complete.cwl" "$dir/ws/"
   cat > "$dir/user/User/settings.json" <<'JSON'
 {
   "workbench.startupEditor": "none",
@@ -155,10 +155,13 @@ log "installed the .vsix into a fresh code-server profile"
 # 6. code-server
 start_code_server "$RUN/main"
 
-# 7. drive it
+# 7. drive it (the crash check switches cwlMcp.server.path to WRAPPER, which says a line on stderr)
+WRAPPER="$RUN/cwl-mcp-lsp-wrapper"
+printf '#!/bin/sh\necho "e2e wrapper: starting cwl-mcp-lsp $*" >&2\nexec "%s" "$@"\n' "$SERVER" > "$WRAPPER"
+chmod +x "$WRAPPER"
 set +e
 NODE_PATH="$TOOLS/pw/node_modules" CS_URL="http://127.0.0.1:$PORT" FILE=broken-hint.cwl SERVER="$SERVER" \
-  FIXTURE="$RUN/main/ws/broken-hint.cwl" OUT="$OUT" node "$HERE/e2e.mjs"
+  FIXTURE="$RUN/main/ws/broken-hint.cwl" WRAPPER="$WRAPPER" CS_PGID="$CS_PID" OUT="$OUT" node "$HERE/e2e.mjs"
 rc=$?
 set -e
 stop_code_server

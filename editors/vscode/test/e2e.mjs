@@ -247,6 +247,7 @@ try {
   res.hover = nbsp(await hover.innerText({ timeout: 10000 }).catch((e) => `NO HOVER: ${e.message.split('\n')[0]}`));
   mark('hover');
   check('hover', /default/i.test(res.hover) && !/^NO HOVER/.test(res.hover), res.hover.slice(0, 300));
+  await page.waitForTimeout(400); // the hover fades in
   await shot('03-hover');
   await page.keyboard.press('Escape');
 
@@ -570,6 +571,7 @@ try {
   const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'exited unexpectedly' }).first();
   const toastText = nbsp(await toast.innerText({ timeout: 15000 }).catch(() => ''));
   mark('crash');
+  await page.waitForTimeout(600); // the toast slides in
   await shot('13-crash-notification');
   check('crash', falseAlarms === 0 && pids.length === 1 && /exited unexpectedly \(signal SIGKILL\)/.test(toastText)
       && toastText.includes('e2e wrapper: starting cwl-mcp-lsp --stdio'),

@@ -86,6 +86,9 @@ log "packaged $(basename "$VSIX"): $(stat -c %s "$VSIX") bytes"
 
 # 5. a fresh profile, extensions folder and workspace
 rm -rf "$OUT" && mkdir -p "$OUT"
+# the marketplace README against package.json (settings, commands, images); counted below
+node "$HERE/readme.mjs" > "$OUT/readme.txt" || true
+cat "$OUT/readme.txt"
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/cwl-mcp-vscode-e2e.XXXXXX")
 CS_PID=
 stop_code_server() {
@@ -174,7 +177,8 @@ if PATH=$BARE_PATH command -v cwl-mcp-lsp >/dev/null; then
   log "skipping the missing-server check: cwl-mcp-lsp is on $BARE_PATH"
 else
   (cd "$EXT" && npm run -s bundle-server -- --clean >/dev/null &&
-    npx vsce package --no-dependencies --skip-license --allow-missing-repository -o "$RUN/cwl-mcp-noserver.vsix" >/dev/null)
+    npx vsce package --no-dependencies --skip-license --allow-missing-repository --no-rewrite-relative-links \
+      -o "$RUN/cwl-mcp-noserver.vsix" >/dev/null)
   new_profile "$RUN/bare" "$RUN/cwl-mcp-noserver.vsix"
   start_code_server "$RUN/bare" PATH=$BARE_PATH
   NODE_PATH="$TOOLS/pw/node_modules" CS_URL="http://127.0.0.1:$PORT" FILE=broken-hint.cwl OUT="$OUT" \
@@ -213,6 +217,10 @@ checks["wire-settings-change"] = (got == {"settings": {"cwlMcp": {"metaPrefix": 
 for name, (ok, got) in checks.items():
     print(f"{'ok  ' if ok else 'FAIL'} {name}: {json.dumps(got)}")
 res = json.load(open(result_path))
+for line in open(result_path.replace("/result.json", "/readme.txt"), encoding="utf-8"):
+    status, _, rest = line.partition(" ")
+    name, _, detail = rest.strip().partition(": ")
+    checks[name] = (status == "ok", detail)
 try:
     res["checks"].update(json.load(open(sys.argv[3]))["checks"])
 except OSError:

@@ -14,7 +14,8 @@ local mode = os.getenv('MODE') or 'enable'
 local prefix = 'org.example/e2e'
 -- E2E_PLUGIN_COMPLETION=off: the plugin leaves completion to Neovim (as before it handled it), to
 -- see the completion checks fail
-local completion = os.getenv('E2E_PLUGIN_COMPLETION') ~= 'off' and nil or false
+local completion -- nil: the plugin's default
+if os.getenv('E2E_PLUGIN_COMPLETION') == 'off' then completion = false end
 if mode == 'enable' then
   vim.env.EXPECT_META_PREFIX = 'io.github.eoap/cwl-mcp-extension' -- no setting: the server's default
   -- Neovim 0.11+: lsp/cwl_mcp.lua from the runtimepath, with only the command overridden

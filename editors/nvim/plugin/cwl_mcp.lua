@@ -40,3 +40,18 @@ if vim.lsp.is_enabled then
     end,
   })
 end
+
+vim.api.nvim_create_user_command('CwlMcpRestart', function()
+  require('cwl_mcp').restart()
+end, { desc = 'CWL MCP: restart the language server (after a crash, or to pick up a new binary)' })
+
+-- Neovim 0.8+: completion, code lens refresh (lua/cwl_mcp/attach.lua) for each attached buffer
+if vim.fn.exists('##LspAttach') == 1 then
+  vim.api.nvim_create_autocmd('LspAttach', {
+    group = vim.api.nvim_create_augroup('cwl_mcp_attach', { clear = true }),
+    callback = function(ev)
+      local client = vim.lsp.get_client_by_id(ev.data and ev.data.client_id)
+      if client and client.name == 'cwl_mcp' then require('cwl_mcp.attach').attach(client, ev.buf) end
+    end,
+  })
+end

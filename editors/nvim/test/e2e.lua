@@ -28,6 +28,26 @@ local function check(name, ok, detail)
 end
 
 local cwl = require('cwl_mcp')
+-- The test runs in a coroutine resumed from the main loop, so that keys fed with nvim_feedkeys
+-- are typed by Neovim itself (insert mode, the completion menu, CompleteDone) while it sleeps.
+local function sleep(ms)
+  local co = coroutine.running()
+  vim.defer_fn(function()
+    local ok, err = coroutine.resume(co)
+    if not ok then io.stdout:write('FAIL coroutine: ' .. tostring(err) .. '\n'); vim.cmd('cquit! 1') end
+  end, ms)
+  coroutine.yield()
+end
+local function sleep_until(fn, ms)
+  local deadline = uv.now() + ms
+  while not fn() and uv.now() < deadline do sleep(20); uv.update_time() end
+  return fn()
+end
+local function feed(keys)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'nt', false)
+end
+
+local function main()
 local ok_run, err_run = pcall(function()
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
   local buf = vim.api.nvim_get_current_buf()
@@ -69,7 +89,7 @@ local ok_run, err_run = pcall(function()
   local check_dir = vim.fn.tempname()
   vim.fn.mkdir(check_dir, 'p')
   local function check_diags()
-    local path = check_dir .. '/' .. vim.fn.fnamemodify(file, ':t')
+    local path = check_dir .. '/' .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ':t')
     vim.fn.writefile(vim.api.nvim_buf_get_lines(buf, 0, -1, false), path)
     local outp = vim.fn.system({ os.getenv('CWL_MCP_LSP'), 'check', '--format', 'json', path })
     local okj, list = pcall(json_decode, outp)
@@ -319,6 +339,185 @@ local ok_run, err_run = pcall(function()
   end
   check('quick-fix', #changed == 0, { offered = offered or 'vim.ui.select was not called', differences = changed })
   diagnostics_match('quick-fix-diagnostics', function(ds) return not has_code(ds, 'namespace-unbound') end)
+
+  -- completion as a user gets it: editors/test-fixtures/complete.cwl (no MCP hint yet), a new
+  -- line `  ` at the end of its `hints:`; Neovim's own menu (<C-x><C-o>, <C-n>, <C-y>) accepts
+  -- (a) the map-form `mcp:Tool` item, (b) the `annotations` item inside the hint, (c) the value
+  -- of `destructiveHint` with `readOnlyHint: true`; after each, the buffer is exactly the YAML
+  -- expected (no NUL, line breaks and indentation kept, valid defaults filled in), and the
+  -- diagnostics then are check's, with no invalid-type or yaml-syntax among them
+  local cfile = vim.fn.fnamemodify(file, ':h') .. '/complete.cwl'
+  vim.cmd('edit ' .. vim.fn.fnameescape(cfile))
+  buf = vim.api.nvim_get_current_buf()
+  vim.wait(timeout, function()
+    local c = cwl.clients(buf)[1]
+    return c ~= nil and c.initialized == true
+  end, 20)
+  vim.o.completeopt = 'menu,menuone,noselect'
+  if os.getenv('E2E_PLUGIN_COMPLETION') == 'off' then -- Neovim's own machinery only, as a user would enable it
+    local c = cwl.clients(buf)[1]
+    if vim.lsp.completion then vim.lsp.completion.enable(true, c.id, buf, { autotrigger = false }) end
+    if vim.bo[buf].omnifunc == '' then vim.bo[buf].omnifunc = 'v:lua.vim.lsp.omnifunc' end
+  end
+  local base = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local function text_now() return vim.api.nvim_buf_get_lines(buf, 0, -1, false) end
+  local function diff(got, want)
+    local out = {}
+    for i = 1, math.max(#got, #want) do
+      if got[i] ~= want[i] then
+        table.insert(out, { line = i, got = got[i] and got[i]:gsub('%z', '^@'):gsub('\n', '^@') or vim.NIL, want = want[i] or vim.NIL })
+      end
+    end
+    return out
+  end
+  res.completion_items = {}
+  -- opens the menu at the cursor (insert mode), picks the item labelled `label` (or the first)
+  -- and accepts it with <C-y>; returns the menu's labels and the word of the accepted item
+  local function accept(step, label)
+    feed('<C-x><C-o>')
+    sleep_until(function() return vim.fn.pumvisible() == 1 end, timeout)
+    local items = vim.fn.complete_info({ 'items' }).items or {}
+    local labels, pick = {}, nil
+    for i, it in ipairs(items) do
+      table.insert(labels, it.abbr)
+      if not pick and (label == nil or it.abbr == label) then pick = i end
+    end
+    res.completion_items[step] = labels
+    if not pick then feed('<C-e>'); sleep(50); return labels, nil end
+    feed(('<C-n>'):rep(pick) .. '<C-y>')
+    local before = vim.b[buf].changedtick
+    sleep_until(function() return vim.fn.pumvisible() == 0 end, 2000)
+    sleep(150) -- CompleteDone handlers, snippet expansion
+    return labels, items[pick].word, before
+  end
+  local function no_nul(lines)
+    for _, l in ipairs(lines) do if l:find('[%z\n]') then return false end end
+    return true
+  end
+
+  -- (a) the map-form hint item on `  ` under `hints:`
+  vim.api.nvim_buf_set_lines(buf, #base, #base, false, { '  ' })
+  vim.api.nvim_win_set_cursor(0, { #base + 1, 2 })
+  feed('A')
+  sleep(50)
+  local labels_a = accept('hint', 'mcp:Tool')
+  local want_a = vim.list_extend(vim.list_extend({}, base), { '  mcp:Tool:', '    ' })
+  local got_a = text_now()
+  local cur_a = vim.api.nvim_win_get_cursor(0)
+  check('complete-hint', vim.deep_equal(got_a, want_a) and cur_a[1] == #want_a and cur_a[2] == 4 and no_nul(got_a),
+    { offered = labels_a, differences = diff(got_a, want_a), cursor = cur_a, mode = vim.api.nvim_get_mode().mode })
+  mark('complete_hint')
+
+  -- (b) the `annotations` item, from the cursor left on the hint's first field line
+  local labels_b = accept('annotations', 'annotations')
+  feed('<Esc>') -- leaves insert / snippet (select) mode
+  sleep(100)
+  local want_b = vim.list_extend(vim.list_extend({}, base), {
+    '  mcp:Tool:',
+    '    annotations:',
+    '      readOnlyHint: false',
+    '      destructiveHint: true',
+    '      idempotentHint: false',
+    '      openWorldHint: true',
+  })
+  local got_b = text_now()
+  check('complete-annotations', vim.deep_equal(got_b, want_b) and no_nul(got_b),
+    { offered = labels_b, differences = diff(got_b, want_b), mode = vim.api.nvim_get_mode().mode })
+  mark('complete_annotations')
+
+  -- (c) with `readOnlyHint: true`, the value of `destructiveHint`: the first item is `false`
+  local ro = #base + 3
+  vim.api.nvim_buf_set_lines(buf, ro - 1, ro + 1, false, { '      readOnlyHint: true', '      destructiveHint: ' })
+  vim.api.nvim_win_set_cursor(0, { ro + 1, 0 })
+  feed('A')
+  sleep(50)
+  local labels_c, word_c = accept('value', nil)
+  feed('<Esc>')
+  sleep(100)
+  local want_c = vim.list_extend({}, want_b)
+  want_c[ro] = '      readOnlyHint: true'
+  want_c[ro + 1] = '      destructiveHint: false'
+  local got_c = text_now()
+  check('complete-value', vim.deep_equal(got_c, want_c) and no_nul(got_c),
+    { offered = labels_c, accepted = word_c or vim.NIL, differences = diff(got_c, want_c) })
+  mark('complete_value')
+  res.completed_text = table.concat(got_c, '\n', #base + 1)
+  diagnostics_match('complete-diagnostics', function(ds)
+    for _, d in ipairs(ds) do
+      if d.code == 'invalid-type' or d.code == 'yaml-syntax' then return false end
+    end
+    return true
+  end)
+
+  -- code lenses without any vim.lsp.codelens.refresh() from the user: the plugin refreshes them
+  -- on attach and after changes (the lens names the Tool of the current text)
+  local function lens_titles()
+    local t = {}
+    for _, l in ipairs(vim.lsp.codelens.get(buf) or {}) do
+      if l.command and l.command.title then table.insert(t, l.command.title) end
+    end
+    return t
+  end
+  local function lens_has(s)
+    for _, t in ipairs(lens_titles()) do if t:find(s, 1, true) then return true end end
+    return false
+  end
+  sleep_until(function() return lens_has('echo_region') end, timeout)
+  local lens_before = lens_titles()
+  local cid
+  for i, l in ipairs(text_now()) do if l:match('^id:') then cid = i - 1 end end
+  vim.api.nvim_buf_set_lines(buf, cid, cid + 1, false, { 'id: lens-follows' })
+  sleep_until(function() return lens_has('lens_follows') end, timeout)
+  mark('codelens')
+  check('codelens', #lens_before > 0 and lens_has('lens_follows'), { before = lens_before, after = lens_titles() })
+
+  -- the server dies (SIGKILL): a message says so, :checkhealth tells the dead client from none,
+  -- :CwlMcpRestart brings the client and the diagnostics back
+  local messages, notify_ui = {}, vim.notify
+  vim.notify = function(msg, level, o)
+    table.insert(messages, msg)
+    return notify_ui(msg, level, o)
+  end
+  local function server_pids()
+    local pids, me = {}, vim.fn.getpid()
+    for _, stat in ipairs(vim.fn.glob('/proc/[0-9]*/stat', false, true)) do
+      local f = io.open(stat)
+      local line = f and f:read('*l')
+      if f then f:close() end
+      local pid, comm, ppid = (line or ''):match('^(%d+) %((.-)%) %S+ (%d+)')
+      if pid and tonumber(ppid) == me and comm:find('cwl%-mcp%-lsp') then table.insert(pids, tonumber(pid)) end
+    end
+    return pids
+  end
+  local pids = server_pids()
+  for _, pid in ipairs(pids) do uv.kill(pid, 'sigkill') end
+  sleep_until(function() return #cwl.clients(buf) == 0 end, timeout)
+  sleep_until(function()
+    for _, m in ipairs(messages) do if m:find('exited unexpectedly', 1, true) then return true end end
+    return false
+  end, 3000)
+  mark('crash')
+  local said = table.concat(messages, ' | ')
+  check('crash-message', #pids == 1 and #cwl.clients(buf) == 0 and said:find('exited unexpectedly', 1, true) ~= nil
+      and said:find('CwlMcpRestart', 1, true) ~= nil, { killed = pids, messages = messages })
+  local cur = vim.api.nvim_get_current_buf()
+  vim.cmd('checkhealth cwl_mcp')
+  local dead_health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  vim.cmd('tabclose')
+  vim.api.nvim_set_current_buf(cur)
+  check('health-dead-client', dead_health:find('exited unexpectedly', 1, true) ~= nil
+      and dead_health:find('ERROR', 1, true) ~= nil and dead_health:find('CwlMcpRestart', 1, true) ~= nil
+      and dead_health:find('open a *.cwl file', 1, true) == nil,
+    dead_health:gsub('\n', ' | '):sub(1, 400))
+  vim.cmd('CwlMcpRestart')
+  vim.wait(timeout, function()
+    local c = cwl.clients(buf)[1]
+    return c ~= nil and c.initialized == true
+  end, 20)
+  mark('restart')
+  vim.notify = notify_ui
+  diagnostics_match('restart-diagnostics', function(ds) return #ds > 0 and #cwl.clients(buf) == 1 end,
+    { messages = messages })
 end)
 if not ok_run then check('no-error', false, tostring(err_run)) end
 
@@ -334,7 +533,9 @@ for _, name in ipairs(res.order) do
 end
 local missing = 0
 for _, k in ipairs({ 'attach', 'diagnostics', 'hover', 'completion', 'preview', 'settings', 'refresh', 'preview-stale',
-                     'diagnostics-broken-yaml', 'preview-recovers', 'quick-fix', 'quick-fix-diagnostics', 'health' }) do
+                     'diagnostics-broken-yaml', 'preview-recovers', 'quick-fix', 'quick-fix-diagnostics',
+                     'complete-hint', 'complete-annotations', 'complete-value', 'complete-diagnostics', 'codelens',
+                     'crash-message', 'health-dead-client', 'restart-diagnostics', 'health' }) do
   if not res.checks[k] then missing = missing + 1 end
 end
 res.passed, res.failed = passed, failed + missing
@@ -348,3 +549,9 @@ for _, c in ipairs(cwl.clients(vim.api.nvim_get_current_buf())) do
 end
 vim.wait(2000, function() return #cwl.clients(vim.api.nvim_get_current_buf()) == 0 end, 20)
 vim.cmd((failed + missing == 0) and 'qall!' or 'cquit! 1')
+end
+
+vim.schedule(function()
+  local ok, err = coroutine.resume(coroutine.create(main))
+  if not ok then io.stdout:write('FAIL main: ' .. tostring(err) .. '\n'); vim.cmd('cquit! 1') end
+end)

@@ -57,7 +57,7 @@ for run in "${RUNS[@]}"; do
   ver=$("$nvim" --version | head -1 | sed 's/^NVIM v//')
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/cwl-mcp-nvim-e2e.XXXXXX")
   mkdir -p "$tmp/ws" "$tmp/xdg"/{config,data,state,cache}
-  cp "$REPO/editors/test-fixtures/broken-hint.cwl" "$tmp/ws/"
+  cp "$REPO/editors/test-fixtures/broken-hint.cwl" "$REPO/editors/test-fixtures/complete.cwl" "$tmp/ws/"
   start=$(date +%s%N)
   set +e
   (cd "$tmp/ws" && XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data" XDG_STATE_HOME="$tmp/xdg/state" \

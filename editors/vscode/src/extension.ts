@@ -2,14 +2,16 @@
 // and YAML documents named *.cwl), sends only the settings the user set, and shows the derived
 // MCP Tool in a read-only JSON editor beside the CWL.
 import * as vscode from 'vscode';
+import { spawn } from 'node:child_process';
 import {
+  CloseAction,
+  ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
   RevealOutputChannelOn,
   ServerOptions,
   State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 import { PREVIEW_SCHEME, PreviewProvider, SERVER_COMMAND } from './preview';
 import { resolveServer } from './server';
@@ -18,6 +20,11 @@ import { SECTION, serverSettings } from './settings';
 let client: LanguageClient | undefined;
 let preview: PreviewProvider | undefined;
 let output: vscode.LogOutputChannel | undefined;
+// per server process: its last stderr lines and how it ended, for the message shown when it exits
+// unexpectedly; `stopping` once the extension itself stops it (restart, setting change, deactivate)
+const STDERR_LINES = 8;
+interface Run { stderr: string[]; exit: string; stopping: boolean }
+let run: Run | undefined;
 
 const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'cwl' },
@@ -47,16 +54,44 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     return;
   }
   output?.appendLine(`Starting ${resolved.path} (from ${resolved.from})`);
-  const serverOptions: ServerOptions = {
-    command: resolved.path,
-    // TransportKind.stdio makes the client append `--stdio`, which the server accepts (SPEC §1)
-    transport: TransportKind.stdio,
+  // spawned here rather than by the client, to keep the last lines of stderr (also copied to the
+  // output channel) and the exit status for the message shown when the server dies
+  const serverPath = resolved.path;
+  const thisRun: Run = { stderr: [], exit: '', stopping: false };
+  run = thisRun;
+  const serverOptions: ServerOptions = async () => {
+    thisRun.stderr = [];
+    thisRun.exit = '';
+    const child = spawn(serverPath, ['--stdio'], { stdio: 'pipe' });
+    let partial = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split(/\r?\n/);
+      partial = lines.pop() ?? '';
+      for (const l of lines) {
+        output?.appendLine(`[stderr] ${l}`);
+        thisRun.stderr.push(l);
+      }
+      thisRun.stderr = thisRun.stderr.slice(-STDERR_LINES);
+    });
+    child.on('exit', (code, signal) => {
+      if (partial) { thisRun.stderr = [...thisRun.stderr, partial].slice(-STDERR_LINES); partial = ''; }
+      thisRun.exit = signal ? `signal ${signal}` : `exit code ${code}`;
+    });
+    return child;
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     initializationOptions: () => ({ [SECTION]: serverSettings() }),
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Continue }),
+      closed: () => {
+        if (!thisRun.stopping) void reportExit(thisRun);
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    },
     middleware: {
       workspace: {
         // answer `workspace/configuration` for our section with the explicit settings only
@@ -97,9 +132,24 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   preview?.refreshAll();
 }
 
+/** The server exited without being asked to: say so, with its last stderr lines and a restart. */
+async function reportExit(r: Run): Promise<void> {
+  // the exit event may come just after the connection closes
+  for (let i = 0; i < 20 && !r.exit; i++) await new Promise((res) => setTimeout(res, 50));
+  if (r.stopping) return;
+  const tail = r.stderr.filter((l) => l.trim() !== '');
+  const msg = `CWL MCP: the cwl-mcp-lsp language server exited unexpectedly (${r.exit || 'connection closed'}). `
+    + (tail.length ? `Last lines on its stderr: ${tail.join(' \u23CE ')}` : 'It wrote nothing on stderr.');
+  output?.appendLine(msg);
+  const choice = await vscode.window.showErrorMessage(msg, 'Restart', 'Show Output');
+  if (choice === 'Restart') await vscode.commands.executeCommand('cwlMcp.restartServer');
+  else if (choice === 'Show Output') output?.show(true);
+}
+
 async function stopClient(): Promise<void> {
   const c = client;
   client = undefined;
+  if (run) run.stopping = true;
   if (c) {
     try { await c.stop(); } catch { /* already dead */ }
   }

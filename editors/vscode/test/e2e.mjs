@@ -21,6 +21,16 @@
 //   quick-fix - Ctrl+. on `agent:Tool`, "Bind `agent` ..." from the keyboard: the buffer (read
 //               back through the clipboard) gets exactly the binding line; quick-fix-problems:
 //               namespace-unbound leaves the panel, which is check's for the new text
+//   complete-hint / complete-annotations / complete-value - in complete.cwl (no MCP hint yet),
+//               on a new line `  ` under `hints:`, Ctrl+Space and Enter accept the map-form
+//               `mcp:Tool` item, then the `annotations` item (Esc leaves the snippet), then, with
+//               `readOnlyHint: true`, the preselected value of `destructiveHint` (`false`); the
+//               buffer is exactly the YAML expected after each; complete-problems: the panel is
+//               check's for that text, without invalid-type or yaml-syntax
+//   crash     - cwlMcp.server.path set to a wrapper that writes a line on stderr (the server
+//               restarts: server-path-restart), then SIGKILL to the server: a notification says
+//               it exited unexpectedly, with that stderr line; its Restart button brings the
+//               server back (restart-problems: the panel is check's again)
 // E2E_FAKE_DUPLICATE=check adds a copy of a diagnostic to check's list, to see the checks fail.
 // Env: NODE_PATH (holding playwright-core), CS_URL, FILE (name in the workspace), FIXTURE (its
 // path on disk, to find positions), SERVER (the cwl-mcp-lsp binary, for check), OUT (screenshots,
@@ -58,8 +68,8 @@ const oneSpace = (s) => nbsp(s).replace(/\s+/g, ' ').trim();
 // warnings and infos.
 const server = process.env.SERVER || process.env.CWL_MCP_LSP;
 const checkDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwl-mcp-check-'));
-function checkOf(text) {
-  const p = path.join(checkDir, file);
+function checkOf(text, name = file) {
+  const p = path.join(checkDir, name);
   fs.writeFileSync(p, text);
   const r = spawnSync(server, ['check', '--format', 'json', p], { encoding: 'utf8' });
   const list = JSON.parse(r.stdout);
@@ -117,7 +127,7 @@ const groupText = (i) => page.locator('.editor-group-container').nth(i).locator(
     .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top)).map((l) => l.innerText).join('\n'))
   .then(nbsp);
 // Quick Open the file; the file index may still be loading, so wait for the row, and retry
-async function openFile() {
+async function openFile(file = process.env.FILE || 'broken-hint.cwl') {
   for (let attempt = 0; attempt < 3; attempt++) {
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+P');
@@ -156,8 +166,8 @@ function sameState(st, want) {
 }
 // waits until the editor shows what check reports for `text`, then a while longer (a late second
 // copy, push beside pull, would show up), and checks again
-async function problemsMatch(name, text, extraOk = () => true) {
-  const want = checkOf(text);
+async function problemsMatch(name, text, extraOk = () => true, fname = file) {
+  const want = checkOf(text, fname);
   await poll(async () => sameState(await problemsState(), want), 30000);
   await page.waitForTimeout(1000);
   const st = await problemsState();
@@ -237,6 +247,7 @@ try {
   res.hover = nbsp(await hover.innerText({ timeout: 10000 }).catch((e) => `NO HOVER: ${e.message.split('\n')[0]}`));
   mark('hover');
   check('hover', /default/i.test(res.hover) && !/^NO HOVER/.test(res.hover), res.hover.slice(0, 300));
+  await page.waitForTimeout(400); // the hover fades in
   await shot('03-hover');
   await page.keyboard.press('Escape');
 
@@ -466,6 +477,110 @@ try {
   await shot('08c-quick-fix');
 
   res.notifications = (await page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts().catch(() => [])).map(nbsp);
+
+  // completion accepted through the suggest widget, in complete.cwl (its own editor, the others
+  // closed so that the Problems panel shows this file only)
+  await page.keyboard.press('Control+1');
+  await palette('View: Close All Editors');
+  await page.waitForTimeout(500);
+  const cfile = 'complete.cwl';
+  const cbase = fs.readFileSync(process.env.FIXTURE.replace(/[^/]+$/, cfile), 'utf8');
+  await openFile(cfile);
+  await page.waitForTimeout(1000);
+  const suggestRows = page.locator('.suggest-widget .monaco-list-row');
+  const focusedRow = () => page.locator('.suggest-widget .monaco-list-row.focused').innerText().then(nbsp).catch(() => '');
+  // Ctrl+Space, focus the row labelled `label` (or keep the focused one), Enter
+  async function acceptSuggestion(label) {
+    await page.keyboard.press('Control+Space');
+    const rows = await poll(async () => {
+      const t = (await suggestRows.allInnerTexts()).map(nbsp);
+      return t.length && (!label || t.some((x) => x.split('\n')[0].trim() === label)) ? t : undefined;
+    }, 10000) || [];
+    const labels = rows.map((x) => x.split('\n')[0].trim());
+    let focused = await focusedRow();
+    for (let i = 0; label && i < 12 && focused.split('\n')[0].trim() !== label; i++) {
+      await page.keyboard.press('ArrowDown');
+      focused = await focusedRow();
+    }
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(400);
+    return { labels, accepted: focused.split('\n')[0].trim() };
+  }
+  // the text, read through the clipboard; the cursor goes back to the end of the file
+  const textThenEnd = async () => { const t = await bufferText(); await page.keyboard.press('Control+End'); return t; };
+  const lineDiff = (got, want) => {
+    const g = got.split('\n'), w = want.split('\n'), d = [];
+    for (let i = 0; i < Math.max(g.length, w.length); i++) if (g[i] !== w[i]) d.push({ line: i + 1, got: g[i] ?? null, want: w[i] ?? null });
+    return d;
+  };
+  // (a) the map-form hint item on a new line `  ` at the end of `hints:`
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('  ');
+  const a = await acceptSuggestion('mcp:Tool');
+  const wantA = `${cbase}  mcp:Tool:\n    `;
+  const gotA = await textThenEnd();
+  check('complete-hint', gotA === wantA && !gotA.includes('\0'), { ...a, differences: lineDiff(gotA, wantA) });
+  await shot('10-complete-hint');
+  // (b) the annotations item; Esc leaves the snippet with its pre-filled values
+  const b = await acceptSuggestion('annotations');
+  await shot('11-complete-annotations');
+  await page.keyboard.press('Escape');
+  const wantB = `${cbase}  mcp:Tool:\n    annotations:\n      readOnlyHint: false\n      destructiveHint: true\n`
+    + '      idempotentHint: false\n      openWorldHint: true';
+  const gotB = await textThenEnd();
+  check('complete-annotations', gotB === wantB, { ...b, differences: lineDiff(gotB, wantB) });
+  // (c) `readOnlyHint: true`, then the value of `destructiveHint`: the preselected item is `false`
+  const roLine = cbase.split('\n').length + 2;
+  await goTo(roLine, '      readOnlyHint: '.length + 1);
+  await page.keyboard.press('Shift+End');
+  await page.keyboard.type('true');
+  await goTo(roLine + 1, '      destructiveHint: '.length + 1);
+  await page.keyboard.press('Shift+End');
+  await page.keyboard.press('Delete');
+  const c = await acceptSuggestion(null);
+  await page.keyboard.press('Escape');
+  const wantC = wantB.replace('readOnlyHint: false', 'readOnlyHint: true').replace('destructiveHint: true', 'destructiveHint: false');
+  const gotC = await textThenEnd();
+  check('complete-value', gotC === wantC && c.accepted === 'false', { ...c, differences: lineDiff(gotC, wantC) });
+  mark('completion_accept');
+  await problemsMatch('complete-problems', gotC,
+    (st) => !st.rows.some((r) => /\| (invalid-type|yaml-syntax) \|/.test(r)), cfile);
+  await shot('12-complete-problems');
+  await closePanel();
+
+  // the server dies: cwlMcp.server.path becomes WRAPPER (a script that writes a line on stderr
+  // and execs the server; the extension restarts on that setting), then SIGKILL to the server
+  // (by pid: a cwl-mcp-lsp in code-server's process group); the notification names the exit
+  // and the wrapper's stderr line
+  const serverPids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+    try {
+      const argv0 = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0')[0];
+      const pgrp = fs.readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[2];
+      return pgrp === process.env.CS_PGID && argv0.endsWith('/cwl-mcp-lsp');
+    } catch { return false; }
+  }).map(Number);
+  const bundledPids = serverPids();
+  fs.writeFileSync(`${process.env.FIXTURE.replace(/[^/]+$/, '')}.vscode/settings.json`,
+    JSON.stringify({ 'cwlMcp.metaPrefix': 'org.example/changed', 'cwlMcp.server.path': process.env.WRAPPER }) + '\n');
+  await poll(async () => { const p = serverPids(); return p.length === 1 && !bundledPids.includes(p[0]); }, 15000);
+  await problemsMatch('server-path-restart', gotC, () => true, cfile);
+  // a restart the extension asked for is no crash: no notification for it
+  const falseAlarms = await page.locator('.notifications-toasts .notification-toast', { hasText: 'exited unexpectedly' }).count();
+  const pids = serverPids();
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'exited unexpectedly' }).first();
+  const toastText = nbsp(await toast.innerText({ timeout: 15000 }).catch(() => ''));
+  mark('crash');
+  await page.waitForTimeout(600); // the toast slides in
+  await shot('13-crash-notification');
+  check('crash', falseAlarms === 0 && pids.length === 1 && /exited unexpectedly \(signal SIGKILL\)/.test(toastText)
+      && toastText.includes('e2e wrapper: starting cwl-mcp-lsp --stdio'),
+    { killed: pids, notifications_before_the_kill: falseAlarms, notification: toastText.slice(0, 400) });
+  await toast.locator('.monaco-button', { hasText: 'Restart' }).first().click().catch(() => {});
+  const restarted = await poll(async () => serverPids().length === 1 && serverPids()[0] !== pids[0], 15000);
+  mark('restart');
+  await problemsMatch('restart-problems', gotC, (st) => !!restarted && st.rows.length + st.status.errors >= 0, cfile);
+  await shot('14-after-restart');
 } catch (e) {
   res.error = String(e && e.stack || e);
   check('no-exception', false, res.error.split('\n')[0]);
@@ -478,7 +593,8 @@ const all = Object.values(res.checks);
 const failed = all.filter((c) => !c.ok).length;
 const want = ['language', 'problems', 'hover', 'completion', 'preview', 'settings', 'refresh', 'settings-change',
   'preview-stale', 'problems-broken-yaml', 'preview-recovers', 'yaml-mode', 'title-button', 'code-action', 'quick-fix',
-  'quick-fix-problems'];
+  'quick-fix-problems', 'server-path-restart', 'complete-hint', 'complete-annotations', 'complete-value', 'complete-problems', 'crash',
+  'restart-problems'];
 const missing = want.filter((k) => !(k in res.checks));
 console.log(`timings (ms since start): ${JSON.stringify(res.t_ms)}`);
 console.log(`browser checks: ${all.length - failed} passed, ${failed + missing.length} failed (missing: ${missing.join(', ') || 'none'})`);

@@ -86,6 +86,9 @@ log "packaged $(basename "$VSIX"): $(stat -c %s "$VSIX") bytes"
 
 # 5. a fresh profile, extensions folder and workspace
 rm -rf "$OUT" && mkdir -p "$OUT"
+# the marketplace README against package.json (settings, commands, images); counted below
+node "$HERE/readme.mjs" > "$OUT/readme.txt" || true
+cat "$OUT/readme.txt"
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/cwl-mcp-vscode-e2e.XXXXXX")
 CS_PID=
 stop_code_server() {
@@ -105,7 +108,7 @@ trap cleanup EXIT
 new_profile() {
   local dir=$1 vsix=$2
   mkdir -p "$dir/user/User" "$dir/ext" "$dir/ws/.vscode"
-  cp "$REPO/editors/test-fixtures/broken-hint.cwl" "$dir/ws/"
+  cp "$REPO/editors/test-fixtures/broken-hint.cwl" "$REPO/editors/test-fixtures/complete.cwl" "$dir/ws/"
   cat > "$dir/user/User/settings.json" <<'JSON'
 {
   "workbench.startupEditor": "none",
@@ -155,10 +158,13 @@ log "installed the .vsix into a fresh code-server profile"
 # 6. code-server
 start_code_server "$RUN/main"
 
-# 7. drive it
+# 7. drive it (the crash check switches cwlMcp.server.path to WRAPPER, which says a line on stderr)
+WRAPPER="$RUN/cwl-mcp-lsp-wrapper"
+printf '#!/bin/sh\necho "e2e wrapper: starting cwl-mcp-lsp $*" >&2\nexec "%s" "$@"\n' "$SERVER" > "$WRAPPER"
+chmod +x "$WRAPPER"
 set +e
 NODE_PATH="$TOOLS/pw/node_modules" CS_URL="http://127.0.0.1:$PORT" FILE=broken-hint.cwl SERVER="$SERVER" \
-  FIXTURE="$RUN/main/ws/broken-hint.cwl" OUT="$OUT" node "$HERE/e2e.mjs"
+  FIXTURE="$RUN/main/ws/broken-hint.cwl" WRAPPER="$WRAPPER" CS_PGID="$CS_PID" OUT="$OUT" node "$HERE/e2e.mjs"
 rc=$?
 set -e
 stop_code_server
@@ -171,7 +177,8 @@ if PATH=$BARE_PATH command -v cwl-mcp-lsp >/dev/null; then
   log "skipping the missing-server check: cwl-mcp-lsp is on $BARE_PATH"
 else
   (cd "$EXT" && npm run -s bundle-server -- --clean >/dev/null &&
-    npx vsce package --no-dependencies --skip-license --allow-missing-repository -o "$RUN/cwl-mcp-noserver.vsix" >/dev/null)
+    npx vsce package --no-dependencies --skip-license --allow-missing-repository --no-rewrite-relative-links \
+      -o "$RUN/cwl-mcp-noserver.vsix" >/dev/null)
   new_profile "$RUN/bare" "$RUN/cwl-mcp-noserver.vsix"
   start_code_server "$RUN/bare" PATH=$BARE_PATH
   NODE_PATH="$TOOLS/pw/node_modules" CS_URL="http://127.0.0.1:$PORT" FILE=broken-hint.cwl OUT="$OUT" \
@@ -210,6 +217,10 @@ checks["wire-settings-change"] = (got == {"settings": {"cwlMcp": {"metaPrefix": 
 for name, (ok, got) in checks.items():
     print(f"{'ok  ' if ok else 'FAIL'} {name}: {json.dumps(got)}")
 res = json.load(open(result_path))
+for line in open(result_path.replace("/result.json", "/readme.txt"), encoding="utf-8"):
+    status, _, rest = line.partition(" ")
+    name, _, detail = rest.strip().partition(": ")
+    checks[name] = (status == "ok", detail)
 try:
     res["checks"].update(json.load(open(sys.argv[3]))["checks"])
 except OSError:

@@ -54,7 +54,27 @@ function M.check()
       r.ok(('client %d running (root %s), attached to %d buffer(s)'):format(c.id, tostring(c.config.root_dir), #bufs))
     end
   end
-  if n == 0 then r.info('no cwl_mcp client running (open a *.cwl file)') end
+  -- a client that died (the plugin records unexpected exits) is not "no client"
+  local exits = require('cwl_mcp.attach').exits
+  for _, e in ipairs(exits) do
+    local why = e.signal ~= 0 and ('signal %d'):format(e.signal) or ('exit code %d'):format(e.code)
+    local msg = ('client %d exited unexpectedly (%s) at %s'):format(e.id, why, os.date('%H:%M:%S', e.time))
+    if n == 0 then
+      r.error(msg, { 'run :CwlMcpRestart to start it again', 'its stderr is in the LSP log (:LspLog, ' .. vim.lsp.get_log_path() .. ')' })
+    else
+      r.info(msg .. '; a client runs again now')
+    end
+  end
+  if n == 0 then
+    local open = cwl.cwl_buffers()
+    if #open == 0 then
+      r.info('no cwl_mcp client running (open a *.cwl file)')
+    elseif #exits == 0 then
+      r.warn(('%d CWL buffer(s) open, but no cwl_mcp client attached'):format(#open),
+        { "call vim.lsp.enable('cwl_mcp') or require('cwl_mcp').setup() in your config (before the file opens)",
+          'or run :CwlMcpRestart to start it for the open buffers' })
+    end
+  end
 end
 
 return M

@@ -70,9 +70,15 @@ local function on_init(client)
   check_executable(client.config.cmd)
 end
 
+local function on_exit(code, signal, client_id)
+  require('cwl_mcp.attach').on_exit(code, signal, client_id)
+end
+
 --- A complete client configuration table (vim.lsp.config / vim.lsp.start / lspconfig's default_config).
 --- opts: { cmd = string|list, settings = { profile, metaPrefix, protocolVersion, inlayHints, agentContext, cwl2mcpHints },
----         filetypes = list, root_markers = list, on_attach = fun(client, bufnr), capabilities = table }
+---         filetypes = list, root_markers = list, on_attach = fun(client, bufnr), capabilities = table,
+---         completion = false (leave completion to you), autotrigger = true (menus on `:`),
+---         codelens = false (no automatic lens refresh) }
 function M.config(opts)
   opts = opts or {}
   if opts.cmd then M.last_cmd = M.cmd(opts) end
@@ -84,6 +90,9 @@ function M.config(opts)
     settings = { cwlMcp = M.server_settings(opts.settings) },
     before_init = before_init,
     on_init = on_init,
+    on_exit = on_exit,
+    -- read by lua/cwl_mcp/attach.lua when a client attaches
+    cwl_mcp = { completion = opts.completion, autotrigger = opts.autotrigger, codelens = opts.codelens },
     -- the server's "Preview derived MCP Tool" code action opens the preview buffer
     commands = {
       [M.server_command] = function(command, ctx)
@@ -92,7 +101,14 @@ function M.config(opts)
       end,
     },
   }
-  if opts.on_attach then cfg.on_attach = opts.on_attach end
+  if vim.fn.exists('##LspAttach') == 1 then -- 0.8+: plugin/cwl_mcp.lua runs attach.lua on LspAttach
+    if opts.on_attach then cfg.on_attach = opts.on_attach end
+  else
+    cfg.on_attach = function(client, bufnr)
+      require('cwl_mcp.attach').attach(client, bufnr)
+      if opts.on_attach then opts.on_attach(client, bufnr) end
+    end
+  end
   if opts.capabilities then cfg.capabilities = opts.capabilities end
   return cfg
 end
@@ -140,6 +156,7 @@ end
 --- autocommand around M.start before that.
 function M.setup(opts)
   opts = opts or {}
+  M.setup_opts = opts
   if vim.lsp.config and vim.lsp.enable and not opts.legacy then
     vim.lsp.config(M.name, M.config(opts))
     vim.lsp.enable(M.name)
@@ -200,6 +217,52 @@ function M.request(client, method, params, handler, bufnr)
     return client:request(method, params, handler, bufnr)
   end
   return client.request(method, params, handler, bufnr)
+end
+
+local function is_cwl_buffer(b)
+  return vim.api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == ''
+    and vim.tbl_contains((M.setup_opts and M.setup_opts.filetypes) or M.filetypes, vim.bo[b].filetype)
+end
+
+--- Loaded buffers of filetype cwl (or setup()'s filetypes).
+function M.cwl_buffers()
+  return vim.tbl_filter(is_cwl_buffer, vim.api.nvim_list_bufs())
+end
+
+--- :CwlMcpRestart: stops the running cwl_mcp clients (waiting up to 2 s) and starts the client
+--- again for every loaded CWL buffer, the way it was started (vim.lsp.enable or setup()).
+function M.restart()
+  local attach = require('cwl_mcp.attach')
+  local all = vim.lsp.get_clients and vim.lsp.get_clients({ name = M.name }) or vim.lsp.get_active_clients()
+  local running = {}
+  for _, c in pairs(all) do
+    if c.name == M.name then
+      attach.stopping[c.id] = true
+      table.insert(running, c)
+      if vim.fn.has('nvim-0.11') == 1 then c:stop() else c.stop() end
+    end
+  end
+  local function stopped(c)
+    if vim.fn.has('nvim-0.11') == 1 then return c:is_stopped() end
+    return c.is_stopped()
+  end
+  vim.wait(2000, function()
+    for _, c in ipairs(running) do if not stopped(c) then return false end end
+    return true
+  end, 20)
+  for _, c in ipairs(running) do
+    if not stopped(c) then if vim.fn.has('nvim-0.11') == 1 then c:stop(true) else c.stop(true) end end
+  end
+  local n = 0
+  for _, b in ipairs(M.cwl_buffers()) do
+    n = n + 1
+    if vim.lsp.is_enabled and vim.lsp.is_enabled(M.name) then
+      vim.api.nvim_exec_autocmds('FileType', { group = 'nvim.lsp.enable', buffer = b, modeline = false })
+    else
+      M.start(b, M.setup_opts)
+    end
+  end
+  notify(('restarted the language server for %d CWL buffer(s)'):format(n), vim.log.levels.INFO)
 end
 
 --- Shows the derived MCP Tool of bufnr (processId optional) in a scratch buffer beside it.

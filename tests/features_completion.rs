@@ -53,6 +53,10 @@ fn hint_class_in_map_form_uses_the_bound_prefix() {
         assert_eq!(labels(&items), vec!["agent:Tool"]);
         assert!(items[0].additional_edits.is_empty());
         assert!(
+            items[0].snippet,
+            "a snippet: the line break survives one-word insertion"
+        );
+        assert!(
             items[0]
                 .documentation
                 .starts_with(cwl_mcp_lsp::hint::fields::TOOL_DOC)
@@ -60,7 +64,7 @@ fn hint_class_in_map_form_uses_the_bound_prefix() {
         assert_eq!(
             apply(&text, &items[0]),
             format!(
-                "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n  DockerRequirement:\n    dockerPull: alpine\n  agent:Tool:\n    \ninputs: []\noutputs: []\n"
+                "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n  DockerRequirement:\n    dockerPull: alpine\n  agent:Tool:\n    $0\ninputs: []\noutputs: []\n"
             )
         );
     }

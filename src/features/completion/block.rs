@@ -239,14 +239,17 @@ fn key_items(
         }
         let (prefix, additional) = prefix_and_binding(ctx, snapshot);
         let class = format!("{prefix}:Tool");
+        // A snippet ending in `$0` on the body's line: clients that insert a plain-text item
+        // as one word (Neovim) would drop the line break; the snippet keeps it, and the
+        // cursor lands where the first field goes. Plain text for clients without snippets.
         let new_text = if key_only {
             class.clone()
         } else {
-            format!("{class}:{nl}{}", " ".repeat(mapping.col + ctx.unit))
+            format!("{class}:{nl}{}$0", " ".repeat(mapping.col + ctx.unit))
         };
-        out.push(class_item(
-            class, new_text, span, additional, !key_only, true,
-        ));
+        let mut item = class_item(class, new_text, span, additional, !key_only, true);
+        item.snippet = !key_only;
+        out.push(item);
         return out;
     }
     // A list item under `hints`: `class: P:Tool` when the item has no class yet.

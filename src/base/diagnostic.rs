@@ -79,6 +79,8 @@ codes! {
     TypeTooComplex = "type-too-complex",
     DefaultFileObject = "default-file-object",
     Config = "config",
+    RunTargetMissing = "run-target-missing",
+    HintOnStep = "hint-on-step",
 }
 
 impl Code {
@@ -88,7 +90,9 @@ impl Code {
         use Code::*;
         match self {
             YamlSyntax | HintInRequirements | UnknownField | MissingField | InvalidType
-            | AnnotationsClass | NameInvalid | McpSchema | Config => Severity::Error,
+            | AnnotationsClass | NameInvalid | McpSchema | Config | RunTargetMissing => {
+                Severity::Error
+            }
             DocNotString => match profile {
                 Profile::Cwl2mcp => Severity::Error,
                 Profile::Extension => Severity::Information,
@@ -103,7 +107,8 @@ impl Code {
             | UnresolvedReference
             | RecursiveType
             | TypeTooComplex
-            | DefaultFileObject => Severity::Warning,
+            | DefaultFileObject
+            | HintOnStep => Severity::Warning,
             Cwl2mcpIncompatible => Severity::Information,
             AnnotationDefault => Severity::Hint,
         }

@@ -26,6 +26,9 @@ mod derive_tests;
 pub mod edits;
 pub mod effective;
 pub mod fixes;
+pub mod links;
+#[cfg(test)]
+mod links_tests;
 pub mod tools;
 pub mod workspace;
 

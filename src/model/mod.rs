@@ -26,6 +26,7 @@ mod derive_tests;
 pub mod edits;
 pub mod effective;
 pub mod fixes;
+pub mod index;
 pub mod links;
 #[cfg(test)]
 mod links_tests;

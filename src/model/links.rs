@@ -2,7 +2,8 @@
 //! `run-target-missing` (a `run:` file or `#id` that does not exist, or cannot be read inside
 //! the read boundary) and `hint-on-step` (`mcp:Tool` under a workflow step's `hints`).
 //! Targets are resolved against the document's folder and checked against its read boundary
-//! with the one [`Loader`] rule; nothing outside it is read or even tested for existence.
+//! with the one [`Loader`] rule; nothing outside it is read (a target outside is only stat-ed
+//! to word the message).
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -82,10 +83,9 @@ pub fn resolve(
         return Target::Remote;
     };
     if !loader.exists_in_sandbox(&target) {
-        let outside = sandbox.is_some_and(|s| {
-            let root = std::fs::canonicalize(s).unwrap_or_else(|_| s.to_path_buf());
-            !crate::derive::resolve::normalize_path(&target).starts_with(root)
-        });
+        // Only a target that exists is said to be outside (its existence is not news: the
+        // document named it).
+        let outside = target.exists();
         return Target::Missing(if outside {
             format!("`{file}` is outside the folder that may be read")
         } else {

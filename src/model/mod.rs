@@ -269,6 +269,17 @@ impl Model {
                     .collect(),
             ));
         }
+        // A `run:` target that cannot be loaded fails the whole document, as the exporter's
+        // load (and cwltool's) does.
+        let missing: Vec<Reason> = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::RunTargetMissing)
+            .map(|d| self.reason(d.span.start, d.code, &d.message))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Refusal::Blocked(missing));
+        }
         if entry.is_refused() {
             let mut reasons: Vec<(usize, String, Code)> = entry
                 .blocked_by

@@ -82,6 +82,8 @@ codes! {
     TypeTooComplex = "type-too-complex",
     DefaultFileObject = "default-file-object",
     Config = "config",
+    RunTargetMissing = "run-target-missing",
+    HintOnStep = "hint-on-step",
 }
 
 impl Code {
@@ -91,7 +93,9 @@ impl Code {
         use Code::*;
         match self {
             YamlSyntax | HintInRequirements | UnknownField | MissingField | InvalidType
-            | AnnotationsClass | NameInvalid | McpSchema | Config => Severity::Error,
+            | AnnotationsClass | NameInvalid | McpSchema | Config | RunTargetMissing => {
+                Severity::Error
+            }
             DocNotString => match profile {
                 Profile::Cwl2mcp => Severity::Error,
                 Profile::Extension => Severity::Information,
@@ -106,7 +110,8 @@ impl Code {
             | UnresolvedReference
             | RecursiveType
             | TypeTooComplex
-            | DefaultFileObject => Severity::Warning,
+            | DefaultFileObject
+            | HintOnStep => Severity::Warning,
             // The cwl2mcp shape is kept on purpose under `cwl2mcp`: never an error there.
             McpClientInterop => match profile {
                 Profile::Extension => Severity::Warning,

@@ -34,44 +34,11 @@ pub struct Reported {
     pub message: String,
 }
 
-/// Every `*.cwl` under the given paths (files are taken as given), in a stable order.
+/// Every `*.cwl` under the given paths (files are taken as given), in a stable order: the
+/// workspace index's walker (`.gitignore` respected), so `check DIR`, `tools-list DIR` and the
+/// editor see the same files.
 pub fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    for path in paths {
-        let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        if meta.is_dir() {
-            let mut found = Vec::new();
-            walk(path, &mut found, 0);
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(path.clone());
-        }
-    }
-    Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
-    if depth > 64 {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let path = entry.path();
-        if kind.is_dir() {
-            walk(&path, out, depth + 1);
-        } else if (kind.is_file() || kind.is_symlink())
-            && path.extension().is_some_and(|e| e == "cwl")
-            && path.is_file()
-        {
-            out.push(path);
-        }
-    }
+    crate::model::index::collect(paths)
 }
 
 fn report(path: &str, model: &Model, d: &Diagnostic) -> Reported {

@@ -5,6 +5,8 @@
 //! so that a document being typed still yields every process and hint that can be found.
 use crate::document::yaml::{Kind, Node, Pair, YamlDoc};
 
+pub mod refs;
+
 /// The extension's namespace (SPEC §2).
 pub const EXTENSION_NS: &str = "https://eoap.github.io/cwl-mcp-extension#";
 

@@ -20,7 +20,9 @@ pub(super) fn diagnostics(model: &Model) -> Vec<Diagnostic> {
         })
         .collect();
     out.extend(model.validation.diagnostics.iter().cloned());
-    out.extend(tools::diagnostics(&model.diagnosed()));
+    let diagnosed = model.diagnosed();
+    out.extend(tools::diagnostics(&diagnosed));
+    out.extend(super::links::diagnostics(model, !diagnosed.is_empty()));
     out.extend(clients::interop(model));
     out.extend(clients::name_compat(model));
     out.extend(agent::diagnostics(model));

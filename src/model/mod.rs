@@ -28,6 +28,10 @@ mod derive_tests;
 pub mod edits;
 pub mod effective;
 pub mod fixes;
+pub mod index;
+pub mod links;
+#[cfg(test)]
+mod links_tests;
 pub mod tools;
 pub mod workspace;
 
@@ -266,6 +270,17 @@ impl Model {
                     .map(|e| self.reason(e.span.start, Code::YamlSyntax, &e.message))
                     .collect(),
             ));
+        }
+        // A `run:` target that cannot be loaded fails the whole document, as the exporter's
+        // load (and cwltool's) does.
+        let missing: Vec<Reason> = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::RunTargetMissing)
+            .map(|d| self.reason(d.span.start, d.code, &d.message))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Refusal::Blocked(missing));
         }
         if entry.is_refused() {
             let mut reasons: Vec<(usize, String, Code)> = entry

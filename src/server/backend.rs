@@ -82,6 +82,7 @@ impl Backend {
     /// Every open document is analysed again (settings or project files changed), and the
     /// client asked to re-request what it pulls.
     fn reanalyse_all(&self) {
+        self.reindex();
         {
             let mut st = lock(&self.state);
             let uris: Vec<Uri> = st.docs.keys().cloned().collect();
@@ -99,6 +100,24 @@ impl Backend {
             }
             if f.lens_refresh {
                 let _ = client.code_lens_refresh().await;
+            }
+        });
+    }
+
+    /// Rebuilds the workspace index in the background; once it is complete, the open
+    /// documents' cross-document diagnostics are brought up to date (a new publish for push
+    /// clients, `workspace/diagnostic/refresh` for pull clients).
+    fn reindex(&self) {
+        let (client, state, session) = (
+            self.client.clone(),
+            self.state.clone(),
+            self.session.clone(),
+        );
+        let (wake, f) = (self.wake.clone(), self.features());
+        tokio::spawn(async move {
+            if super::index::build(client.clone(), state.clone(), session, f).await {
+                let uris: Vec<Uri> = lock(&state).docs.keys().cloned().collect();
+                after_index_change(&client, &state, &wake, f, uris).await;
             }
         });
     }
@@ -202,13 +221,20 @@ impl Backend {
         let client = self.client.clone();
         tokio::spawn(async move {
             let options = DidChangeWatchedFilesRegistrationOptions {
-                watchers: vec![FileSystemWatcher {
-                    glob_pattern: GlobPattern::String(format!(
-                        "**/{}",
-                        crate::base::project::PROJECT_FILE
-                    )),
-                    kind: None,
-                }],
+                watchers: vec![
+                    FileSystemWatcher {
+                        glob_pattern: GlobPattern::String(format!(
+                            "**/{}",
+                            crate::base::project::PROJECT_FILE
+                        )),
+                        kind: None,
+                    },
+                    // The workspace index (SPEC §10): created, changed and deleted files.
+                    FileSystemWatcher {
+                        glob_pattern: GlobPattern::String("**/*.cwl".into()),
+                        kind: None,
+                    },
+                ],
             };
             let _ = client
                 .register_capability(vec![Registration {
@@ -218,6 +244,31 @@ impl Backend {
                 }])
                 .await;
         });
+    }
+}
+
+/// The open documents `affected` by an index change get their diagnostics again: marked dirty
+/// for a new publish (push), or the client asked to pull again (pull).
+async fn after_index_change(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    wake: &tokio::sync::Notify,
+    f: ClientFeatures,
+    affected: Vec<Uri>,
+) {
+    if affected.is_empty() {
+        return;
+    }
+    {
+        let mut st = lock(state);
+        for uri in affected {
+            st.published.remove(&uri);
+            st.dirty.insert(uri);
+        }
+    }
+    wake.notify_one();
+    if f.pull_diagnostics && f.diagnostic_refresh {
+        let _ = client.workspace_diagnostic_refresh().await;
     }
 }
 
@@ -357,6 +408,10 @@ impl LanguageServer for Backend {
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
+        let closed_path = lock(&self.state)
+            .docs
+            .get(&uri)
+            .and_then(|d| d.path.clone());
         let affected = {
             let mut st = lock(&self.state);
             st.docs.remove(&uri);
@@ -376,6 +431,13 @@ impl LanguageServer for Backend {
             self.client.publish_diagnostics(uri, vec![], None).await;
         } else if !affected.is_empty() && f.diagnostic_refresh {
             let _ = self.client.workspace_diagnostic_refresh().await;
+        }
+        // The file on disk counts again (its unsaved text no longer does).
+        if let Some(path) = closed_path
+            && lock(&self.state).index.contains_key(&path)
+        {
+            let affected = super::index::update(&self.state, &self.session, vec![path]).await;
+            after_index_change(&self.client, &self.state, &self.wake, f, affected).await;
         }
     }
 
@@ -410,8 +472,28 @@ impl LanguageServer for Backend {
         });
         if project {
             lock(&self.session).reload_project_files();
+            // Settings may change for every file: the index is rebuilt too.
             self.reanalyse_all();
+            return;
         }
+        let cwl: Vec<PathBuf> = params
+            .changes
+            .iter()
+            .filter(|c| c.uri.as_str().ends_with(".cwl"))
+            .filter_map(|c| uri_path(&c.uri))
+            .collect();
+        if cwl.is_empty() {
+            return;
+        }
+        let affected = super::index::update(&self.state, &self.session, cwl).await;
+        after_index_change(
+            &self.client,
+            &self.state,
+            &self.wake,
+            self.features(),
+            affected,
+        )
+        .await;
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {

@@ -388,6 +388,8 @@ pub struct ClientFeatures {
     pub watch_files: bool,
     pub inlay_refresh: bool,
     pub lens_refresh: bool,
+    /// `window.workDoneProgress`: the workspace index reports `$/progress`.
+    pub work_done_progress: bool,
 }
 
 impl ClientFeatures {
@@ -414,6 +416,11 @@ impl ClientFeatures {
             lens_refresh: workspace
                 .and_then(|w| w.code_lens.as_ref())
                 .and_then(|c| c.refresh_support)
+                .unwrap_or(false),
+            work_done_progress: caps
+                .window
+                .as_ref()
+                .and_then(|w| w.work_done_progress)
                 .unwrap_or(false),
         }
     }

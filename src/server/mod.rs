@@ -5,6 +5,7 @@ pub mod capabilities;
 pub mod convert;
 mod frames;
 mod guard;
+mod index;
 mod scheduler;
 mod session;
 pub mod state;

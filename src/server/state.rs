@@ -12,6 +12,7 @@ use crate::base::{Code, Diagnostic, DocumentContext, Settings, Severity};
 use crate::document::{Document, Snapshot};
 use crate::model::Model;
 use crate::model::analysis::sort;
+use crate::model::index::IndexEntry;
 use crate::model::workspace::{self, ServedName};
 
 /// The model of one version of a document under one settings generation, built once by
@@ -46,6 +47,18 @@ pub struct State {
     pub served: HashMap<Uri, Vec<ServedName>>,
     /// The `(version, generation)` each entry of `served` was computed for.
     pub served_at: HashMap<Uri, (i32, u64)>,
+    /// The workspace index (SPEC §10): every `*.cwl` of the workspace folders, by path, with
+    /// its URI. Open documents win: an entry whose path is open is not used for diagnostics.
+    pub index: HashMap<PathBuf, Indexed>,
+    /// Bumped by every index build: a build that is no longer the latest stops.
+    pub index_build: u64,
+}
+
+/// One file of the workspace index, with the URI its diagnostics and related places use.
+#[derive(Clone, Debug)]
+pub struct Indexed {
+    pub uri: String,
+    pub entry: IndexEntry,
 }
 
 /// What building a model needs, taken under the lock and used outside it.
@@ -140,6 +153,44 @@ impl State {
         self.sharing(uri, old.iter().chain(names.iter()))
     }
 
+    /// Whether a document at `path` is open (its text wins over the file on disk).
+    pub fn is_open(&self, path: &std::path::Path) -> bool {
+        self.docs.values().any(|d| d.path.as_deref() == Some(path))
+    }
+
+    /// Records (or, with `None`, forgets) the index entry of `path`; returns the open
+    /// documents whose cross-document diagnostics may change (they share an old or new name).
+    pub fn set_indexed(&mut self, path: PathBuf, indexed: Option<Indexed>) -> Vec<Uri> {
+        let old = match indexed {
+            Some(new) => {
+                let names: Vec<String> = new.entry.names.iter().map(|n| n.name.clone()).collect();
+                let old = self.index.insert(path.clone(), new);
+                let mut all = names;
+                all.extend(
+                    old.iter()
+                        .flat_map(|o| o.entry.names.iter().map(|n| n.name.clone())),
+                );
+                all
+            }
+            None => self
+                .index
+                .remove(&path)
+                .map(|o| o.entry.names.iter().map(|n| n.name.clone()).collect())
+                .unwrap_or_default(),
+        };
+        let uri = Uri::from_file_path(&path);
+        let mut out: Vec<Uri> = self
+            .served
+            .iter()
+            .filter(|(u, served)| {
+                Some(*u) != uri.as_ref() && served.iter().any(|n| old.contains(&n.name))
+            })
+            .map(|(u, _)| u.clone())
+            .collect();
+        out.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        out
+    }
+
     /// Forgets `uri`'s names; returns the documents that shared one.
     pub fn remove_served(&mut self, uri: &Uri) -> Vec<Uri> {
         self.served_at.remove(uri);
@@ -188,6 +239,18 @@ impl State {
                 .iter()
                 .filter(|(u, _)| *u != uri)
                 .map(|(u, names)| (u.as_str().to_string(), names.clone())),
+        );
+        // The files of the workspace that are not open, from the index.
+        let open: HashSet<&std::path::Path> = self
+            .docs
+            .values()
+            .filter_map(|d| d.path.as_deref())
+            .collect();
+        documents.extend(
+            self.index
+                .iter()
+                .filter(|(path, _)| !open.contains(path.as_path()))
+                .map(|(_, i)| (i.uri.clone(), i.entry.names.clone())),
         );
         documents[1..].sort_by(|a, b| a.0.cmp(&b.0));
         out.extend(workspace::across(0, &documents));

@@ -15,6 +15,8 @@ pub struct LspClient {
     writer: Pin<Box<dyn AsyncWrite + Send>>,
     next_id: i64,
     pub notifications: VecDeque<Value>,
+    /// The methods of the server-to-client requests received (and answered), in order.
+    pub server_requests: Vec<String>,
     child: Option<tokio::process::Child>,
 }
 
@@ -37,6 +39,7 @@ impl LspClient {
             writer: Box::pin(w),
             next_id: 1,
             notifications: VecDeque::new(),
+            server_requests: Vec::new(),
             child: None,
         }
     }
@@ -59,6 +62,7 @@ impl LspClient {
             writer: Box::pin(stdin),
             next_id: 1,
             notifications: VecDeque::new(),
+            server_requests: Vec::new(),
             child: Some(child),
         }
     }
@@ -106,6 +110,8 @@ impl LspClient {
             let msg = self.read_message().await?;
             if msg.get("method").is_some() && msg.get("id").is_some() {
                 let id = msg["id"].clone();
+                self.server_requests
+                    .push(msg["method"].as_str().unwrap_or_default().to_string());
                 self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}))
                     .await;
                 continue;

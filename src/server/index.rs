@@ -1,0 +1,172 @@
+//! The workspace index in the server (SPEC §10): built in the background at start and when
+//! settings, project files or folders change, with work-done progress where the client
+//! supports it; kept current from `workspace/didChangeWatchedFiles` and from open documents
+//! (open documents win). Each file is read inside its read boundary only; what is kept per
+//! file is a [`IndexEntry`], not a tree.
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::{NumberOrString, Uri};
+
+use super::capabilities::ClientFeatures;
+use super::guard::lock;
+use super::session::Session;
+use super::state::{Indexed, State};
+use crate::base::DocumentContext;
+use crate::model::Model;
+use crate::model::index::{self, IndexEntry};
+
+/// Files analysed between two progress reports (and two checks for a newer build).
+const CHUNK: usize = 64;
+
+/// The index entry of the file at `path` as it is on disk, under the session's settings and
+/// the file's read boundary; `None` when it cannot be read (or lies outside every folder).
+pub fn index_path(session: &Arc<Mutex<Session>>, path: &Path) -> Option<Indexed> {
+    let (settings, boundary) = {
+        let mut s = lock(session);
+        let boundary = s.read_boundary(path);
+        (s.settings_for(Some(path)).0, boundary)
+    };
+    let real = std::fs::canonicalize(path).ok()?;
+    let root = std::fs::canonicalize(&boundary).unwrap_or(boundary.clone());
+    if !real.starts_with(&root) {
+        return None;
+    }
+    let uri = Uri::from_file_path(path)?;
+    let context = DocumentContext {
+        uri: uri.as_str().to_string(),
+        ..DocumentContext::from_path(path).within(Some(boundary))
+    };
+    let entry: IndexEntry = index::index_file(path, |text| {
+        Model::of_text(text, settings.clone(), context.clone())
+    })?;
+    Some(Indexed {
+        uri: uri.as_str().to_string(),
+        entry,
+    })
+}
+
+/// Re-reads the files of `paths` (created, changed or deleted on disk); returns the open
+/// documents whose cross-document diagnostics may change.
+pub async fn update(
+    state: &Arc<Mutex<State>>,
+    session: &Arc<Mutex<Session>>,
+    paths: Vec<PathBuf>,
+) -> Vec<Uri> {
+    let (state, session) = (state.clone(), session.clone());
+    tokio::task::spawn_blocking(move || {
+        let mut affected = Vec::new();
+        for path in paths {
+            let indexed = if path.is_file() {
+                index_path(&session, &path)
+            } else {
+                None
+            };
+            affected.extend(lock(&state).set_indexed(path, indexed));
+        }
+        affected.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        affected.dedup();
+        affected
+    })
+    .await
+    .unwrap_or_default()
+}
+
+/// Builds the index of every workspace folder; `done` runs once it is complete (not when a
+/// newer build superseded it).
+pub async fn build(
+    client: Client,
+    state: Arc<Mutex<State>>,
+    session: Arc<Mutex<Session>>,
+    features: ClientFeatures,
+) -> bool {
+    let build = {
+        let mut st = lock(&state);
+        st.index_build += 1;
+        st.index_build
+    };
+    let folders = lock(&session).folders.clone();
+    if folders.is_empty() {
+        return false;
+    }
+    let progress = if features.work_done_progress {
+        let token = NumberOrString::String(format!("cwl-mcp-index-{build}"));
+        match client.create_work_done_progress(token.clone()).await {
+            Ok(()) => Some(
+                client
+                    .progress(token, "Indexing CWL files")
+                    .with_percentage(0)
+                    .begin()
+                    .await,
+            ),
+            Err(_) => None,
+        }
+    } else {
+        None
+    };
+    let files: Vec<PathBuf> = tokio::task::spawn_blocking(move || {
+        let mut all: Vec<PathBuf> = folders.iter().flat_map(|f| index::cwl_files(f)).collect();
+        all.sort();
+        all.dedup();
+        all
+    })
+    .await
+    .unwrap_or_default();
+    let total = files.len();
+    let mut seen = std::collections::HashSet::new();
+    let mut done = 0;
+    for chunk in files.chunks(CHUNK) {
+        if lock(&state).index_build != build {
+            if let Some(p) = progress {
+                p.finish_with_message("superseded").await;
+            }
+            return false;
+        }
+        let chunk = chunk.to_vec();
+        let s = session.clone();
+        let entries: Vec<(PathBuf, Option<Indexed>)> = tokio::task::spawn_blocking(move || {
+            chunk
+                .into_iter()
+                .map(|p| {
+                    let e = index_path(&s, &p);
+                    (p, e)
+                })
+                .collect()
+        })
+        .await
+        .unwrap_or_default();
+        {
+            let mut st = lock(&state);
+            for (path, entry) in entries {
+                seen.insert(path.clone());
+                match entry {
+                    Some(e) => {
+                        st.index.insert(path, e);
+                    }
+                    None => {
+                        st.index.remove(&path);
+                    }
+                }
+            }
+        }
+        done += CHUNK.min(total - done);
+        if let Some(p) = &progress {
+            let pct = (done * 100 / total.max(1)) as u32;
+            p.report_with_message(format!("{done}/{total} files"), pct)
+                .await;
+        }
+    }
+    {
+        // Files that are gone since the last build.
+        let mut st = lock(&state);
+        if st.index_build == build {
+            st.index.retain(|p, _| seen.contains(p));
+        }
+    }
+    if let Some(p) = progress {
+        p.finish_with_message(format!("{total} CWL files indexed"))
+            .await;
+    }
+    true
+}

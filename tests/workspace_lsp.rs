@@ -1,0 +1,215 @@
+//! The workspace index over the protocol (SPEC §10, issue 10): a duplicate Tool name with a
+//! file that is not open is reported with `relatedInformation` to that file and line, and
+//! cleared when the file is deleted on disk (`workspace/didChangeWatchedFiles`); the index
+//! reports work-done progress; push and pull clients alike; `check DIR` agrees.
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::lsp_client::{LspClient, WAIT};
+use serde_json::{Value, json};
+
+fn tool(id: &str, name: &str) -> String {
+    format!(
+        "cwlVersion: v1.2\nclass: CommandLineTool\nid: {id}\nlabel: {id}\ndoc: {id}.\n\
+         $namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    \
+         name: {name}\nbaseCommand: echo\ninputs: {{}}\noutputs: {{}}\n"
+    )
+}
+
+fn folder(name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("workspace-{name}"));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("tools")).unwrap();
+    std::fs::write(root.join("a.cwl"), tool("a", "echo")).unwrap();
+    std::fs::write(root.join("tools/b.cwl"), tool("b", "echo")).unwrap();
+    std::fs::write(root.join("c.cwl"), tool("c", "other")).unwrap();
+    // Ignored by `.gitignore`: never part of the workspace.
+    std::fs::create_dir_all(root.join("build")).unwrap();
+    std::fs::write(root.join("build/copy.cwl"), tool("a", "echo")).unwrap();
+    std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
+    root
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+fn duplicates(diags: &Value) -> Vec<Value> {
+    diags
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["code"] == "tool-name-duplicate")
+        .cloned()
+        .collect()
+}
+
+async fn start(root: &Path, pull: bool) -> LspClient {
+    let mut client = LspClient::in_process();
+    let mut text_document =
+        json!({"publishDiagnostics": {"versionSupport": true, "relatedInformation": true}});
+    if pull {
+        text_document["diagnostic"] = json!({"dynamicRegistration": false});
+    }
+    let res = client
+        .initialize_params(json!({
+            "processId": null,
+            "rootUri": uri(root),
+            "workspaceFolders": [{"uri": uri(root), "name": "w"}],
+            "capabilities": {
+                "textDocument": text_document,
+                "window": {"workDoneProgress": true},
+                "workspace": {
+                    "workspaceFolders": true,
+                    "didChangeWatchedFiles": {"dynamicRegistration": true},
+                    "diagnostics": {"refreshSupport": true},
+                },
+            },
+        }))
+        .await;
+    assert!(res.get("error").is_none(), "{res}");
+    client
+}
+
+/// Waits for the end of the index's progress report, having seen its beginning.
+async fn index_done(client: &mut LspClient) {
+    let begin = client
+        .next_notification("$/progress", WAIT, |p| p["value"]["kind"] == "begin")
+        .await;
+    assert!(begin.is_some(), "no progress begin");
+    let end = client
+        .next_notification("$/progress", WAIT, |p| p["value"]["kind"] == "end")
+        .await
+        .expect("no progress end");
+    assert!(
+        end["params"]["value"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("3 CWL files")),
+        "{end}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_a_duplicate_with_an_unopened_file_is_reported_and_cleared_on_delete() {
+    let root = folder("push");
+    let mut client = start(&root, false).await;
+    index_done(&mut client).await;
+    let a = uri(&root.join("a.cwl"));
+    let b = uri(&root.join("tools/b.cwl"));
+    client.open(&a, &tool("a", "echo")).await;
+    let mut found = None;
+    for _ in 0..5 {
+        let Some(p) = client.diagnostics(&a, None).await else {
+            break;
+        };
+        let d = duplicates(&p["diagnostics"]);
+        if !d.is_empty() {
+            found = Some(d);
+            break;
+        }
+    }
+    let d = found.expect("a tool-name-duplicate with the unopened tools/b.cwl");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(
+        d[0]["message"].as_str().unwrap().contains("`b.cwl`"),
+        "{d:?}"
+    );
+    let related = &d[0]["relatedInformation"][0]["location"];
+    assert_eq!(related["uri"], b.as_str());
+    assert_eq!(related["range"]["start"]["line"], 8, "{related}");
+    // Deleted on disk: the duplicate goes away.
+    std::fs::remove_file(root.join("tools/b.cwl")).unwrap();
+    client
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": b, "type": 3}]}),
+        )
+        .await;
+    let p = client.diagnostics(&a, None).await.expect("a new publish");
+    assert!(duplicates(&p["diagnostics"]).is_empty(), "{p}");
+    // Created again (renamed back): the duplicate returns.
+    std::fs::write(root.join("tools/b2.cwl"), tool("b", "echo")).unwrap();
+    let b2 = uri(&root.join("tools/b2.cwl"));
+    client
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": b2, "type": 1}]}),
+        )
+        .await;
+    let p = client.diagnostics(&a, None).await.expect("a new publish");
+    let d = duplicates(&p["diagnostics"]);
+    assert_eq!(
+        d[0]["relatedInformation"][0]["location"]["uri"],
+        b2.as_str()
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pull_gets_the_same_duplicate_and_a_refresh_when_the_index_changes() {
+    let root = folder("pull");
+    let mut client = start(&root, true).await;
+    index_done(&mut client).await;
+    let a = uri(&root.join("a.cwl"));
+    let b = uri(&root.join("tools/b.cwl"));
+    client.open(&a, &tool("a", "echo")).await;
+    let res = client
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": a}}),
+        )
+        .await;
+    let d = duplicates(&res["result"]["items"]);
+    assert_eq!(d.len(), 1, "{res}");
+    assert_eq!(d[0]["relatedInformation"][0]["location"]["uri"], b.as_str());
+    std::fs::write(root.join("tools/b.cwl"), tool("b", "renamed")).unwrap();
+    client
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": b, "type": 2}]}),
+        )
+        .await;
+    // The server asks the client to pull again.
+    let asked = |c: &LspClient| {
+        c.server_requests
+            .iter()
+            .filter(|m| *m == "workspace/diagnostic/refresh")
+            .count()
+    };
+    let before = asked(&client);
+    let deadline = std::time::Instant::now() + WAIT;
+    while asked(&client) == before && std::time::Instant::now() < deadline {
+        let _ = client.collect_until_quiet(Duration::from_millis(100)).await;
+    }
+    assert!(asked(&client) > before, "no workspace/diagnostic/refresh");
+    let res = client
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": a}}),
+        )
+        .await;
+    assert!(duplicates(&res["result"]["items"]).is_empty(), "{res}");
+    client.shutdown().await;
+}
+
+#[test]
+fn check_dir_reports_the_same_duplicate_and_skips_ignored_files() {
+    let root = folder("check");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cwl-mcp-lsp"))
+        .current_dir(&root)
+        .args(["check", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let reported: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dups: Vec<&Value> = reported
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "tool-name-duplicate")
+        .collect();
+    let paths: Vec<&str> = dups.iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, vec!["./a.cwl", "./tools/b.cwl"], "{reported}");
+    assert_eq!(dups[0]["line"], 9);
+}

@@ -1,4 +1,5 @@
-# Copied from ../shared/tools/gen_cwl.py (unchanged apart from this line) so that the repository does not depend on it.
+# Copied from ../shared/tools/gen_cwl.py so that the repository does not depend on it; extended with
+# the edit sites of bench/run.py (`sites` in the sidecar). The generated text is unchanged.
 # Usage: python3 gen_cwl.py --lines 5000 -o big.cwl   (writes big.cwl + big.cwl.pos.json with LSP positions of interest)
 """Generate a large, realistic CWL v1.2 CommandLineTool carrying an `mcp:Tool` hint.
 
@@ -13,6 +14,15 @@ Sidecar <out>.pos.json holds 0-based LSP positions:
   completion_value  right after `type: ` of the first File input (value completion, for contrast)
   change         a spot inside the mcp:Tool description value (1-char insert)
   hints_line     line of `hints:`
+  sites          the one-character edits of bench/run.py, by site: a list of LSP edits applied
+                 in order (the list brings the text back to where it started), each
+                 {"range": [[line, col], [line, col]], "text": str, "row": report row}:
+                   annotation     `readOnlyHint: true` <-> `trux`
+                   use_when       a char inserted / deleted in the `useWhen` prose
+                   input_doc      a char inserted / deleted in the `doc` of the middle input
+                   input_default  a digit appended to / removed from the middle input's `default`
+                   base_command   a char inserted / deleted in `baseCommand: [bigtool, align]`
+                   yaml           `]` of `baseCommand` deleted (YAML broken), then restored
 --hints-at top puts requirements/hints before inputs (common style);
 --hints-at bottom (default) puts them after outputs (worst case for servers
 that do per-request work proportional to offset).
@@ -84,6 +94,14 @@ def gen_input(rng, i):
     return L
 
 
+def edit(l1, c1, l2, c2, text, row):
+    return {"range": [[l1, c1], [l2, c2]], "text": text, "row": row}
+
+
+def insert_delete(line, col, ch, row):
+    return [edit(line, col, line, col, ch, row), edit(line, col, line, col + len(ch), "", row)]
+
+
 def hints_block(rng, pos, base_line, n_inputs):
     L = ["requirements:", "  InlineJavascriptRequirement: {}",
          "  ResourceRequirement:", "    coresMin: 4", "    ramMin: 16000",
@@ -109,10 +127,16 @@ def hints_block(rng, pos, base_line, n_inputs):
             pos["hover_mcp"] = [ln, line.index("mcp:Tool") + 3]
         elif s.startswith("readOnlyHint:"):
             pos["hover_field"] = [ln, line.index("readOnlyHint") + 3]
+            c = line.index("true") + 3
+            pos.setdefault("sites", {})["annotation"] = [
+                edit(ln, c, ln, c + 1, "x", "annotation"), edit(ln, c, ln, c + 1, "e", "annotation")]
         elif s.startswith("dockerPull:"):
             pos["hover_docker"] = [ln, line.index("dockerPull") + 3]
         elif s.startswith("description:") and line.startswith("    description"):
             pos["change"] = [ln, line.index("reference") ]
+        elif s.startswith("useWhen:"):
+            c = len(L[k + 1]) // 2
+            pos.setdefault("sites", {})["use_when"] = insert_delete(ln + 1, c, "x", "use_when")
     pos["completion"] = [base_line + len(L) - 1, 4]
     return L
 
@@ -137,13 +161,27 @@ def main():
              "arguments:", "  - prefix: --threads", "    valueFrom: $(runtime.cores)"]
     pos = {}
     lines = list(head)
+    bc = lines.index("baseCommand: [bigtool, align]")
+    c = lines[bc].index("align") + len("align")
+    pos.setdefault("sites", {})["base_command"] = insert_delete(bc, c, "x", "base_command")
+    pos["sites"]["yaml"] = [edit(bc, c, bc, c + 1, "", "yaml_broken"), edit(bc, c, bc, c, "]", "yaml_restored")]
     if a.hints_at == "top":
         lines += hints_block(rng, pos, len(lines), n_inputs or 0)
     lines += ["inputs:"]
     i = 0
+    with_default = []  # (first line, lines) of the inputs with a scalar `default` and a `doc` block
     while (i < n_inputs) if n_inputs else (len(lines) < a.lines - 50):
-        lines += gen_input(rng, i)
+        block = gen_input(rng, i)
+        if i % 7 == 2:
+            with_default.append((len(lines), block))
+        lines += block
         i += 1
+    if with_default:  # the one nearest the middle of the file
+        first, block = min(with_default, key=lambda fb: abs(fb[0] - len(lines) // 2))
+        d = next(k for k, x in enumerate(block) if x.startswith("    default: "))
+        pos["sites"]["input_default"] = insert_delete(first + d, len(block[d]), "7", "input_default")
+        d = next(k for k, x in enumerate(block) if x == "    doc: |") + 1
+        pos["sites"]["input_doc"] = insert_delete(first + d, len(block[d]) // 2, "x", "input_doc")
     n_inputs = i
     lines += ["outputs:", "  aligned:", "    type: File", "    format: edam:format_2572",
               "    secondaryFiles: [.bai]", "    outputBinding:", "      glob: \"*.bam\"",

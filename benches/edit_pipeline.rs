@@ -1,17 +1,22 @@
-//! In-process cost of each stage of one keystroke, on the generated benchmark documents:
-//! applying a one-character edit (with the incremental reparse), taking a snapshot, building
-//! the YAML value tree, and the whole `model::diagnostics`. Complements `bench/run.py`
-//! (which measures the server from outside) by saying where the time goes.
+//! In-process cost of each stage of one keystroke, on the generated benchmark documents and
+//! edit sites of `bench/run.py`: applying a one-character edit (with the incremental reparse),
+//! taking a snapshot, building the YAML value tree, and the whole `Model::new` (what the
+//! server runs per version). Complements `bench/run.py` (which measures the server from
+//! outside) by saying where the time goes; small enough to run under callgrind.
 //!
-//!     python3 bench/gen_cwl.py --lines 50000 -o target/bench/tool_50000.cwl   # (run.py does this)
+//!     python3 bench/run.py --quick          # (or bench/gen_cwl.py) writes target/bench/tool_*
 //!     cargo bench --bench edit_pipeline
+//!
+//! Environment: `CWL_MCP_BENCH_ITERS` (edits per site, default 30), `CWL_MCP_BENCH_SIZES`
+//! (e.g. `50000`), `CWL_MCP_BENCH_PLACEMENTS` (`top`, `bottom`), `CWL_MCP_BENCH_SITES` (e.g.
+//! `input_doc,yaml`), `CWL_MCP_BENCH_OPEN=0` to skip the didOpen figure (for profiling one site).
 use std::time::{Duration, Instant};
 
 use cwl_mcp_lsp::base::DocumentContext;
 use cwl_mcp_lsp::base::settings::Settings;
 use cwl_mcp_lsp::document::yaml::YamlDoc;
 use cwl_mcp_lsp::document::{Change, Document, Encoding, Position};
-use cwl_mcp_lsp::model;
+use cwl_mcp_lsp::model::Model;
 
 fn stats(mut xs: Vec<Duration>) -> String {
     xs.sort();
@@ -26,7 +31,7 @@ fn stats(mut xs: Vec<Duration>) -> String {
     )
 }
 
-/// Current resident set size in MB (Linux), for the memory split printed per size.
+/// Current resident set size in MB (Linux), for the memory split printed per file.
 fn rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -38,110 +43,116 @@ fn rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+fn wanted(var: &str, item: &str) -> bool {
+    std::env::var(var)
+        .ok()
+        .filter(|s| !s.is_empty())
+        .is_none_or(|s| s.split(',').any(|x| x == item))
+}
+
+fn change_of(edit: &serde_json::Value) -> Change {
+    let at = |i: usize| {
+        let p = &edit["range"][i];
+        Position::new(p[0].as_u64().unwrap() as u32, p[1].as_u64().unwrap() as u32)
+    };
+    Change {
+        range: Some((at(0), at(1))),
+        text: edit["text"].as_str().unwrap().to_string(),
+    }
+}
+
 fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     let iterations: usize = std::env::var("CWL_MCP_BENCH_ITERS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(30);
+    let open = std::env::var("CWL_MCP_BENCH_OPEN").map_or(true, |v| v != "0");
     for size in [500, 5000, 50000] {
-        let path = dir.join(format!("tool_{size}.cwl"));
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            eprintln!(
-                "SKIPPED {}: run `python3 bench/gen_cwl.py --lines {size} -o {}` first",
-                path.display(),
-                path.display()
-            );
+        if !wanted("CWL_MCP_BENCH_SIZES", &size.to_string()) {
             continue;
-        };
-        let pos: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(format!("{}.pos.json", path.display())).unwrap(),
-        )
-        .unwrap();
-        let (line, ch) = (
-            pos["change"][0].as_u64().unwrap() as u32,
-            pos["change"][1].as_u64().unwrap() as u32,
-        );
-        let settings = Settings::default();
-        let context = DocumentContext::from_path(&path);
-        let before = rss_mb();
-        let bytes = text.len();
-        let mut doc = Document::new(text, 1);
-        let with_doc = rss_mb();
-        let yaml = YamlDoc::build(&doc.snapshot());
-        let with_yaml = rss_mb();
-        drop(yaml);
-        println!(
-            "{size:>6} lines  memory: text {:.1} MB; document (text, rope, tree) +{:.1} MB; \
-             YAML value tree +{:.1} MB",
-            bytes as f64 / 1e6,
-            with_doc - before,
-            with_yaml - with_doc
-        );
-        let (mut t_edit, mut t_snap, mut t_yaml, mut t_diag) = (vec![], vec![], vec![], vec![]);
-        for k in 0..iterations {
-            let change = if k % 2 == 0 {
-                Change {
-                    range: Some((Position::new(line, ch), Position::new(line, ch))),
-                    text: "x".into(),
-                }
-            } else {
-                Change {
-                    range: Some((Position::new(line, ch), Position::new(line, ch + 1))),
-                    text: String::new(),
-                }
-            };
-            let t = Instant::now();
-            doc.apply_changes(&[change], k as i32 + 2, Encoding::Utf16)
-                .unwrap();
-            t_edit.push(t.elapsed());
-            let t = Instant::now();
-            let snap = doc.snapshot();
-            t_snap.push(t.elapsed());
-            let t = Instant::now();
-            let yaml = YamlDoc::build(&snap);
-            t_yaml.push(t.elapsed());
-            drop(yaml);
-            let t = Instant::now();
-            let diags = model::diagnostics(&snap, &settings, &context);
-            t_diag.push(t.elapsed());
-            std::hint::black_box(diags);
         }
-        if std::env::var("CWL_MCP_BENCH_WALK").is_ok() {
-            let snap = doc.snapshot();
-            let t = Instant::now();
-            let mut c = snap.tree.walk();
-            let mut n = 0usize;
-            'outer: loop {
-                n += 1;
-                if c.goto_first_child() {
+        for placement in ["top", "bottom"] {
+            if !wanted("CWL_MCP_BENCH_PLACEMENTS", placement) {
+                continue;
+            }
+            let path = dir.join(format!("tool_{size}_{placement}.cwl"));
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                eprintln!(
+                    "SKIPPED {}: run `python3 bench/gen_cwl.py --lines {size} --hints-at \
+                     {placement} -o {}` first",
+                    path.display(),
+                    path.display()
+                );
+                continue;
+            };
+            let pos: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(format!("{}.pos.json", path.display())).unwrap(),
+            )
+            .unwrap();
+            let name = format!("{size:>6} {placement:<6}");
+            let settings = Settings::default();
+            let context = DocumentContext::from_path(&path);
+            let before = rss_mb();
+            let bytes = text.len();
+            let mut doc = Document::new(text, 1);
+            let with_doc = rss_mb();
+            let yaml = YamlDoc::build(&doc.snapshot());
+            let with_yaml = rss_mb();
+            drop(yaml);
+            println!(
+                "{name} memory: text {:.1} MB; document (text, rope, tree) +{:.1} MB; \
+                 YAML value tree +{:.1} MB",
+                bytes as f64 / 1e6,
+                with_doc - before,
+                with_yaml - with_doc
+            );
+            if open {
+                let t = Instant::now();
+                let d = Document::new(doc.text().to_string(), 1);
+                let parsed = t.elapsed();
+                let model = Model::new(d.snapshot(), settings.clone(), context.clone());
+                let all = t.elapsed();
+                std::hint::black_box(model.diagnostics().len());
+                println!(
+                    "{name} open: Document::new {:.3} ms, + Model::new {:.3} ms",
+                    parsed.as_secs_f64() * 1e3,
+                    (all - parsed).as_secs_f64() * 1e3
+                );
+            }
+            let mut version = 1;
+            for (site, edits) in pos["sites"].as_object().unwrap() {
+                if !wanted("CWL_MCP_BENCH_SITES", site) {
                     continue;
                 }
-                while !c.goto_next_sibling() {
-                    if !c.goto_parent() {
-                        break 'outer;
-                    }
+                let edits = edits.as_array().unwrap();
+                let (mut t_edit, mut t_snap, mut t_yaml, mut t_model) =
+                    (vec![], vec![], vec![], vec![]);
+                let rounds = iterations.div_ceil(edits.len()) * edits.len();
+                for k in 0..rounds {
+                    version += 1;
+                    let change = change_of(&edits[k % edits.len()]);
+                    let t = Instant::now();
+                    doc.apply_changes(&[change], version, Encoding::Utf16)
+                        .unwrap();
+                    t_edit.push(t.elapsed());
+                    let t = Instant::now();
+                    let snap = doc.snapshot();
+                    t_snap.push(t.elapsed());
+                    let t = Instant::now();
+                    let yaml = YamlDoc::build(&snap);
+                    t_yaml.push(t.elapsed());
+                    drop(yaml);
+                    let t = Instant::now();
+                    let model = Model::new(snap, settings.clone(), context.clone());
+                    std::hint::black_box(model.diagnostics().len());
+                    t_model.push(t.elapsed());
                 }
+                println!("{name} {site:<14} apply_changes+reparse {}", stats(t_edit));
+                println!("{name} {site:<14} snapshot              {}", stats(t_snap));
+                println!("{name} {site:<14} YamlDoc::build        {}", stats(t_yaml));
+                println!("{name} {site:<14} Model::new            {}", stats(t_model));
             }
-            println!("{size:>6} lines  cursor walk {n} nodes {:?}", t.elapsed());
-            fn rec(node: tree_sitter::Node, n: &mut usize) {
-                *n += 1;
-                let mut c = node.walk();
-                for ch in node.named_children(&mut c) {
-                    rec(ch, n);
-                }
-            }
-            let t = Instant::now();
-            let mut n = 0;
-            rec(snap.tree.root_node(), &mut n);
-            println!(
-                "{size:>6} lines  named_children walk {n} nodes {:?}",
-                t.elapsed()
-            );
         }
-        println!("{size:>6} lines  apply_changes+reparse  {}", stats(t_edit));
-        println!("{size:>6} lines  snapshot              {}", stats(t_snap));
-        println!("{size:>6} lines  YamlDoc::build        {}", stats(t_yaml));
-        println!("{size:>6} lines  model::diagnostics {}", stats(t_diag));
     }
 }

@@ -25,6 +25,18 @@ impl Severity {
             Severity::Hint => "hint",
         }
     }
+
+    /// The severity named by [`Severity::as_str`].
+    pub fn parse(text: &str) -> Option<Severity> {
+        [
+            Severity::Error,
+            Severity::Warning,
+            Severity::Information,
+            Severity::Hint,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
 }
 
 macro_rules! codes {

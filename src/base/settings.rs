@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::diagnostic::Severity;
+
 /// Which rules apply: the extension specification or the cwl2mcp 0.1.0 exporter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -107,6 +109,8 @@ pub enum SettingId {
     MetaPrefix,
     ProtocolVersion,
     InlayHints,
+    DenyWarnings,
+    MinSeverity,
 }
 
 /// The type of a setting's value.
@@ -139,8 +143,13 @@ pub enum SettingDefault {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SettingSpec {
     pub id: SettingId,
-    /// Key in the editor's `cwlMcp` object (camelCase).
+    /// The setting's camelCase name: its key in the editor's `cwlMcp` object when
+    /// [`SettingSpec::editor`] is true.
     pub editor_key: &'static str,
+    /// Whether the editor's `cwlMcp` object has this key. `false` for a project-only setting
+    /// (`cwl-mcp.toml` and the CLI flag of the same name), such as `deny-warnings`, which is
+    /// about `check`'s output and exit status and means nothing to an editor.
+    pub editor: bool,
     /// Key in `cwl-mcp.toml` (kebab-case); `None` for an editor-only setting.
     pub project_key: Option<&'static str>,
     pub kind: SettingKind,
@@ -169,6 +178,25 @@ pub const PROFILE_VALUES: &[EnumValue] = &[
     },
 ];
 
+pub const SEVERITY_VALUES: &[EnumValue] = &[
+    EnumValue {
+        value: "error",
+        description: "Errors only.",
+    },
+    EnumValue {
+        value: "warning",
+        description: "Warnings and errors.",
+    },
+    EnumValue {
+        value: "information",
+        description: "Everything but hints.",
+    },
+    EnumValue {
+        value: "hint",
+        description: "Everything.",
+    },
+];
+
 pub const PROTOCOL_VERSION_VALUES: &[EnumValue] = &[
     EnumValue {
         value: "2026-07-28",
@@ -189,6 +217,7 @@ pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         id: SettingId::Profile,
         editor_key: "profile",
+        editor: true,
         project_key: Some("profile"),
         kind: SettingKind::Enum(PROFILE_VALUES),
         default: SettingDefault::String("extension"),
@@ -199,6 +228,7 @@ pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         id: SettingId::MetaPrefix,
         editor_key: "metaPrefix",
+        editor: true,
         project_key: Some("meta-prefix"),
         kind: SettingKind::String,
         default: SettingDefault::PerProfile,
@@ -208,6 +238,7 @@ pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         id: SettingId::ProtocolVersion,
         editor_key: "protocolVersion",
+        editor: true,
         project_key: Some("protocol-version"),
         kind: SettingKind::Enum(PROTOCOL_VERSION_VALUES),
         default: SettingDefault::String("2026-07-28"),
@@ -217,12 +248,35 @@ pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         id: SettingId::InlayHints,
         editor_key: "inlayHints",
+        editor: true,
         project_key: None,
         kind: SettingKind::Boolean,
         default: SettingDefault::Boolean(true),
         title: "Inlay hints",
         description: "Show the MCP default of each annotation the hint leaves out, e.g. \
                       `destructiveHint: true (MCP default)`.",
+    },
+    SettingSpec {
+        id: SettingId::DenyWarnings,
+        editor_key: "denyWarnings",
+        editor: false,
+        project_key: Some("deny-warnings"),
+        kind: SettingKind::Boolean,
+        default: SettingDefault::Boolean(false),
+        title: "Deny warnings",
+        description: "`check` exits with status 1 when it finds a warning, not only an error \
+                      (whatever is printed).",
+    },
+    SettingSpec {
+        id: SettingId::MinSeverity,
+        editor_key: "minSeverity",
+        editor: false,
+        project_key: Some("min-severity"),
+        kind: SettingKind::Enum(SEVERITY_VALUES),
+        default: SettingDefault::String("hint"),
+        title: "Minimum severity",
+        description: "The least severe diagnostics `check` prints; the exit status still \
+                      counts everything found.",
     },
 ];
 
@@ -242,12 +296,19 @@ pub enum SettingValue {
     MetaPrefix(String),
     ProtocolVersion(ProtocolVersion),
     InlayHints(bool),
+    DenyWarnings(bool),
+    MinSeverity(Severity),
 }
 
 impl SettingSpec {
     /// The setting named `key` in the editor's `cwlMcp` object.
     pub fn by_editor_key(key: &str) -> Option<&'static SettingSpec> {
-        SETTINGS.iter().find(|s| s.editor_key == key)
+        SETTINGS.iter().find(|s| s.editor && s.editor_key == key)
+    }
+
+    /// The settings of the editor's `cwlMcp` object, in the table's order.
+    pub fn editor_settings() -> impl Iterator<Item = &'static SettingSpec> {
+        SETTINGS.iter().filter(|s| s.editor)
     }
 
     /// The setting named `key` in `cwl-mcp.toml`.
@@ -329,6 +390,7 @@ impl SettingSpec {
                     SettingId::ProtocolVersion => {
                         ProtocolVersion::parse(s).map(SettingValue::ProtocolVersion)
                     }
+                    SettingId::MinSeverity => Severity::parse(s).map(SettingValue::MinSeverity),
                     _ => None,
                 }
             }
@@ -338,6 +400,7 @@ impl SettingSpec {
             },
             (SettingKind::Boolean, Given::Boolean(b)) => match self.id {
                 SettingId::InlayHints => Some(SettingValue::InlayHints(b)),
+                SettingId::DenyWarnings => Some(SettingValue::DenyWarnings(b)),
                 _ => None,
             },
             _ => None,
@@ -356,13 +419,17 @@ pub fn project_file_schema() -> Value {
         };
         let mut p = serde_json::Map::new();
         p.insert("title".into(), spec.title.into());
+        let elsewhere = if spec.editor {
+            format!("Editor setting: `cwlMcp.{}`.", spec.editor_key)
+        } else {
+            format!("CLI flag (wins over this file): `check --{key}`.")
+        };
         p.insert(
             "description".into(),
             format!(
-                "{} Default: {}. Editor setting: `cwlMcp.{}`.",
+                "{} Default: {}. {elsewhere}",
                 spec.description,
                 spec.default_text(),
-                spec.editor_key
             )
             .into(),
         );
@@ -431,6 +498,8 @@ mod tests {
                 }
                 SettingId::ProtocolVersion => Some(Value::from(d.protocol_version.as_str())),
                 SettingId::InlayHints => Some(Value::from(d.inlay_hints)),
+                SettingId::DenyWarnings => Some(Value::from(false)),
+                SettingId::MinSeverity => Some(Value::from(Severity::Hint.as_str())),
             };
             assert_eq!(spec.default_json(), expected, "{}", spec.editor_key);
             if let Some(v) = spec.default_json().filter(|_| !spec.values().is_empty()) {
@@ -444,7 +513,7 @@ mod tests {
         // every field once; project keys are the kebab-case editor keys
         let mut ids: Vec<String> = SETTINGS.iter().map(|s| format!("{:?}", s.id)).collect();
         ids.dedup();
-        assert_eq!(ids.len(), 4);
+        assert_eq!(ids.len(), 6);
         for spec in SETTINGS {
             if let Some(key) = spec.project_key {
                 let kebab: String = spec
@@ -462,9 +531,35 @@ mod tests {
             }
             assert!(!spec.description.is_empty() && !spec.title.is_empty());
         }
-        // SPEC §1: the project file sets profile, meta-prefix and protocol-version only
+        // SPEC §1: the project file sets profile, meta-prefix and protocol-version, and (issue
+        // 12) check's deny-warnings and min-severity, which the editor does not have
         let project: Vec<&str> = SETTINGS.iter().filter_map(|s| s.project_key).collect();
-        assert_eq!(project, ["profile", "meta-prefix", "protocol-version"]);
+        assert_eq!(
+            project,
+            [
+                "profile",
+                "meta-prefix",
+                "protocol-version",
+                "deny-warnings",
+                "min-severity"
+            ]
+        );
+        let editor: Vec<&str> = SettingSpec::editor_settings()
+            .map(|s| s.editor_key)
+            .collect();
+        assert_eq!(
+            editor,
+            ["profile", "metaPrefix", "protocolVersion", "inlayHints"]
+        );
+        assert!(SETTINGS.iter().all(|s| s.editor || s.project_key.is_some()));
+        let severities: Vec<&str> = SEVERITY_VALUES.iter().map(|v| v.value).collect();
+        let all = [
+            Severity::Error,
+            Severity::Warning,
+            Severity::Information,
+            Severity::Hint,
+        ];
+        assert_eq!(severities, all.map(Severity::as_str));
     }
 
     #[test]
@@ -496,6 +591,12 @@ mod tests {
             "expected a boolean, found \"true\""
         );
         assert!(SettingSpec::by_editor_key("server").is_none());
+        assert!(SettingSpec::by_editor_key("denyWarnings").is_none());
+        let spec = SettingSpec::by_project_key("min-severity").unwrap();
+        assert_eq!(
+            spec.check(Given::String("warning")),
+            Ok(SettingValue::MinSeverity(Severity::Warning))
+        );
     }
 
     #[test]
@@ -504,7 +605,23 @@ mod tests {
         assert_eq!(schema["additionalProperties"], false);
         let props = schema["properties"].as_object().unwrap();
         let keys: Vec<&String> = props.keys().collect();
-        assert_eq!(keys, ["profile", "meta-prefix", "protocol-version"]);
+        assert_eq!(
+            keys,
+            [
+                "profile",
+                "meta-prefix",
+                "protocol-version",
+                "deny-warnings",
+                "min-severity"
+            ]
+        );
+        assert_eq!(props["deny-warnings"]["type"], "boolean");
+        assert!(
+            props["deny-warnings"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("--deny-warnings")
+        );
         assert_eq!(props["profile"]["enum"], json!(["extension", "cwl2mcp"]));
         assert_eq!(props["profile"]["default"], "extension");
         assert!(props["meta-prefix"].get("default").is_none());

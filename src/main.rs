@@ -1,5 +1,7 @@
 use clap::Parser;
 
+use clap::CommandFactory;
+
 use cwl_mcp_lsp::cli::{Cli, Command, FormatArg, check, derive};
 
 fn main() {
@@ -15,16 +17,27 @@ fn main() {
         None | Some(Command::Serve { .. }) => cwl_mcp_lsp::server::run_stdio(),
         Some(Command::Check {
             options,
+            check: check_options,
             format,
             paths,
         }) => {
             let format = match format {
                 FormatArg::Text => check::Format::Text,
                 FormatArg::Json => check::Format::Json,
+                FormatArg::Sarif => check::Format::Sarif,
+                FormatArg::Github => check::Format::Github,
             };
+            let mut layer = options.layer();
+            check_options.apply(&mut layer);
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            check::run(&paths, &options.layer(), format, &mut out)
+            check::run(&paths, &layer, format, &mut out)
+        }
+        Some(Command::Completions { shell }) => {
+            let mut command = Cli::command();
+            let name = command.get_name().to_string();
+            clap_complete::generate(shell, &mut command, name, &mut std::io::stdout().lock());
+            0
         }
         Some(Command::Derive {
             options,

@@ -41,8 +41,12 @@ fn the_committed_schema_is_generated_from_the_table() {
     );
 }
 
+/// The keys of the editor's `cwlMcp` object (project-only settings such as `deny-warnings` are
+/// not among them).
 fn editor_keys() -> Vec<&'static str> {
-    SETTINGS.iter().map(|s| s.editor_key).collect()
+    SettingSpec::editor_settings()
+        .map(|s| s.editor_key)
+        .collect()
 }
 
 /// The schema and `parse_project_file` give every sample the same verdict.
@@ -65,6 +69,13 @@ fn the_schema_and_the_parser_agree() {
         ("integer".into(), "protocol-version = 2025\n".into()),
     ];
     for spec in SETTINGS {
+        if !spec.editor {
+            // a project-only key in camelCase is no key of the file
+            samples.push((
+                spec.editor_key.into(),
+                format!("{} = true\n", spec.editor_key),
+            ));
+        }
         let Some(key) = spec.project_key else {
             samples.push((
                 spec.editor_key.into(),
@@ -319,7 +330,7 @@ fn the_editors_readme_table_is_the_table() {
     let mut expected = String::from(
         "| key | `cwl-mcp.toml` key | values | default | what |\n|---|---|---|---|---|\n",
     );
-    for spec in SETTINGS {
+    for spec in SettingSpec::editor_settings() {
         let values = match spec.values() {
             [] => spec.json_type().to_string(),
             vs => vs
@@ -353,11 +364,17 @@ fn the_readme_names_every_setting_and_the_schema() {
     let section = &readme[start..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
     for spec in SETTINGS {
-        assert!(
-            section.contains(&format!("`{}`", spec.editor_key)),
-            "{}",
-            spec.editor_key
-        );
+        if spec.editor {
+            assert!(
+                section.contains(&format!("`{}`", spec.editor_key)),
+                "{}",
+                spec.editor_key
+            );
+        } else {
+            // a project-only setting: its key and its `check` flag
+            let key = spec.project_key.unwrap();
+            assert!(section.contains(&format!("--{key}")), "--{key}");
+        }
         if let Some(k) = spec.project_key {
             assert!(section.contains(k), "{k}");
         }

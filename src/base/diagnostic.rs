@@ -7,25 +7,7 @@ use super::settings::Profile;
 /// Where the codes are documented; sent as `codeDescription.href` (`#code` anchors).
 pub const DOCS_URL: &str = "https://github.com/eoap/cwl-mcp-lsp/blob/main/docs/diagnostics.md";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    Error,
-    Warning,
-    Information,
-    Hint,
-}
-
-impl Severity {
-    /// The LSP name, as the CLI prints it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Information => "information",
-            Severity::Hint => "hint",
-        }
-    }
-}
+pub use super::severity::Severity;
 
 macro_rules! codes {
     ($($variant:ident = $text:literal,)*) => {

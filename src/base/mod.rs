@@ -8,6 +8,7 @@ pub mod context;
 pub mod diagnostic;
 pub mod project;
 pub mod settings;
+pub mod severity;
 
 pub use context::{BoundaryRule, DocumentContext, read_boundary};
 pub use diagnostic::{Code, Diagnostic, Edit, Related, Severity, apply_edits};

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use crate::base::Severity;
 use crate::base::settings::{
     EDITOR_CLIENT_KEYS, EDITOR_SECTION, Given, Profile, ProtocolVersion, SETTINGS, SettingSpec,
     SettingValue, Settings,
@@ -21,9 +22,55 @@ pub struct Layer {
     pub inlay_hints: Option<bool>,
     pub agent_context: Option<bool>,
     pub cwl2mcp_hints: Option<bool>,
+    /// `check` only (project file and CLI): exit 1 on warnings too.
+    pub deny_warnings: Option<bool>,
+    /// `check` only (project file and CLI): the least severe diagnostics printed.
+    pub min_severity: Option<Severity>,
+}
+
+/// What `check` does with the diagnostics of one file: the project-only settings, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckPolicy {
+    pub deny_warnings: bool,
+    pub min_severity: Severity,
+}
+
+impl Default for CheckPolicy {
+    fn default() -> Self {
+        CheckPolicy {
+            deny_warnings: false,
+            min_severity: Severity::Hint,
+        }
+    }
+}
+
+impl CheckPolicy {
+    /// Whether `check` prints a diagnostic of this severity.
+    pub fn prints(&self, severity: Severity) -> bool {
+        severity <= self.min_severity
+    }
+
+    /// Whether a diagnostic of this severity makes `check` exit 1.
+    pub fn fails(&self, severity: Severity) -> bool {
+        severity == Severity::Error || (self.deny_warnings && severity == Severity::Warning)
+    }
 }
 
 impl Layer {
+    /// `check`'s policy from the layers, in order of increasing precedence.
+    pub fn check_policy(layers: &[&Layer]) -> CheckPolicy {
+        let mut p = CheckPolicy::default();
+        for layer in layers {
+            if let Some(d) = layer.deny_warnings {
+                p.deny_warnings = d;
+            }
+            if let Some(m) = layer.min_severity {
+                p.min_severity = m;
+            }
+        }
+        p
+    }
+
     /// Applies the layers in order of increasing precedence.
     pub fn resolve(layers: &[&Layer]) -> Settings {
         let mut s = Settings::default();
@@ -59,6 +106,8 @@ impl Layer {
             SettingValue::InlayHints(b) => self.inlay_hints = Some(b),
             SettingValue::AgentContext(b) => self.agent_context = Some(b),
             SettingValue::Cwl2mcpHints(b) => self.cwl2mcp_hints = Some(b),
+            SettingValue::DenyWarnings(b) => self.deny_warnings = Some(b),
+            SettingValue::MinSeverity(s) => self.min_severity = Some(s),
         }
     }
 
@@ -107,7 +156,17 @@ fn quoted_list<'a>(keys: impl Iterator<Item = &'a str>) -> String {
 }
 
 fn unknown_editor_key(key: &str) -> String {
-    let known = quoted_list(SETTINGS.iter().map(|s| s.editor_key));
+    let known = quoted_list(SettingSpec::editor_settings().map(|s| s.editor_key));
+    let project_only = SETTINGS
+        .iter()
+        .find(|s| !s.editor && (s.editor_key == key || s.project_key == Some(key)));
+    if let Some(spec) = project_only {
+        return format!(
+            "unknown setting: `{}` is a `cwl-mcp.toml` and `check` setting, not an editor one \
+             (known: {known})",
+            spec.project_key.unwrap_or(spec.editor_key)
+        );
+    }
     match SettingSpec::by_project_key(key) {
         Some(spec) => format!(
             "unknown setting (the editor spells it `{}`; known: {known})",
@@ -119,7 +178,7 @@ fn unknown_editor_key(key: &str) -> String {
 
 fn unknown_project_key(key: &str) -> String {
     let known = quoted_list(SETTINGS.iter().filter_map(|s| s.project_key));
-    let editor = SettingSpec::by_editor_key(key).or_else(|| {
+    let editor = SETTINGS.iter().find(|s| s.editor_key == key).or_else(|| {
         SETTINGS
             .iter()
             .find(|s| s.project_key.is_none() && kebab(s.editor_key) == key)
@@ -291,7 +350,7 @@ mod tests {
 
     #[test]
     fn editor_settings_follow_the_table() {
-        for spec in SETTINGS {
+        for spec in SettingSpec::editor_settings() {
             let good = match spec.kind {
                 SettingKind::Enum(values) => serde_json::json!(values.last().unwrap().value),
                 SettingKind::String => serde_json::json!("org.example/x"),
@@ -328,9 +387,15 @@ mod tests {
                 meta_prefix: Some("m".into()),
                 protocol_version: Some(ProtocolVersion::V2025_11_25),
                 inlay_hints: Some(false),
-                agent_context: None,
-                cwl2mcp_hints: None,
+                ..Layer::default()
             }
+        );
+        // the project-only settings are no editor settings
+        let (layer, problems) = Layer::from_json(&serde_json::json!({"denyWarnings": true}));
+        assert_eq!(layer, Layer::default());
+        assert!(
+            problems[0].contains("`deny-warnings` is a `cwl-mcp.toml`"),
+            "{problems:?}"
         );
         let (_, problems) = Layer::from_json(&serde_json::json!({"profile": "nope"}));
         assert_eq!(
@@ -366,12 +431,30 @@ mod tests {
                 profile: Some(Profile::Cwl2mcp),
                 meta_prefix: Some(String::new()),
                 protocol_version: Some(ProtocolVersion::V2025_06_18),
-                inlay_hints: None,
-                agent_context: None,
-                cwl2mcp_hints: None,
+                ..Layer::default()
             }
         );
         assert_eq!(parse_project_file(p, "").unwrap(), Layer::default());
+        // check's project-only keys, and the flags over them
+        let file =
+            parse_project_file(p, "deny-warnings = true\nmin-severity = \"warning\"\n").unwrap();
+        assert_eq!(file.deny_warnings, Some(true));
+        assert_eq!(file.min_severity, Some(Severity::Warning));
+        assert_eq!(Layer::resolve(&[&file]), Layer::resolve(&[]));
+        let policy = Layer::check_policy(&[&file]);
+        assert!(policy.fails(Severity::Warning) && !policy.prints(Severity::Information));
+        let flags = Layer {
+            deny_warnings: Some(false),
+            min_severity: Some(Severity::Hint),
+            ..Layer::default()
+        };
+        let policy = Layer::check_policy(&[&file, &flags]);
+        assert!(!policy.fails(Severity::Warning) && policy.prints(Severity::Hint));
+        assert_eq!(Layer::check_policy(&[]), CheckPolicy::default());
+        let e = parse_project_file(p, "min-severity = \"warnings\"").unwrap_err();
+        assert!(e.message.contains("\"information\""), "{}", e.message);
+        let e = parse_project_file(p, "denyWarnings = true").unwrap_err();
+        assert!(e.message.contains("`deny-warnings`"), "{}", e.message);
         let cases: &[(&str, &str, &str)] = &[
             (
                 "profile = \"nope\"",
@@ -390,7 +473,7 @@ mod tests {
             ),
             (
                 "profile = \"cwl2mcp\"\nprofle = \"cwl2mcp\"",
-                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`",
+                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`, `deny-warnings`, `min-severity`",
                 "profle",
             ),
             (
@@ -400,12 +483,12 @@ mod tests {
             ),
             (
                 "inlay-hints = false",
-                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`)",
+                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`, `deny-warnings`, `min-severity`)",
                 "inlay-hints",
             ),
             (
                 "inlayHints = false",
-                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`)",
+                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`, `deny-warnings`, `min-severity`)",
                 "inlayHints",
             ),
         ];

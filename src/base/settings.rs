@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::severity::Severity;
+
 /// Which rules apply: the extension specification or the cwl2mcp 0.1.0 exporter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -115,6 +117,8 @@ pub enum SettingId {
     InlayHints,
     AgentContext,
     Cwl2mcpHints,
+    DenyWarnings,
+    MinSeverity,
 }
 
 /// The type of a setting's value.
@@ -147,8 +151,13 @@ pub enum SettingDefault {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SettingSpec {
     pub id: SettingId,
-    /// Key in the editor's `cwlMcp` object (camelCase).
+    /// The setting's camelCase name: its key in the editor's `cwlMcp` object when
+    /// [`SettingSpec::editor`] is true.
     pub editor_key: &'static str,
+    /// Whether the editor's `cwlMcp` object has this key. `false` for a project-only setting
+    /// (`cwl-mcp.toml` and the CLI flag of the same name), such as `deny-warnings`, which is
+    /// about `check`'s output and exit status and means nothing to an editor.
+    pub editor: bool,
     /// Key in `cwl-mcp.toml` (kebab-case); `None` for an editor-only setting.
     pub project_key: Option<&'static str>,
     pub kind: SettingKind,
@@ -177,6 +186,25 @@ pub const PROFILE_VALUES: &[EnumValue] = &[
     },
 ];
 
+pub const SEVERITY_VALUES: &[EnumValue] = &[
+    EnumValue {
+        value: "error",
+        description: "Errors only.",
+    },
+    EnumValue {
+        value: "warning",
+        description: "Warnings and errors.",
+    },
+    EnumValue {
+        value: "information",
+        description: "Everything but hints.",
+    },
+    EnumValue {
+        value: "hint",
+        description: "Everything.",
+    },
+];
+
 pub const PROTOCOL_VERSION_VALUES: &[EnumValue] = &[
     EnumValue {
         value: "2026-07-28",
@@ -197,6 +225,7 @@ pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         id: SettingId::Profile,
         editor_key: "profile",
+        editor: true,
         project_key: Some("profile"),
         kind: SettingKind::Enum(PROFILE_VALUES),
         default: SettingDefault::String("extension"),
@@ -207,6 +236,7 @@ pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         id: SettingId::MetaPrefix,
         editor_key: "metaPrefix",
+        editor: true,
         project_key: Some("meta-prefix"),
         kind: SettingKind::String,
         default: SettingDefault::PerProfile,
@@ -216,6 +246,7 @@ pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         id: SettingId::ProtocolVersion,
         editor_key: "protocolVersion",
+        editor: true,
         project_key: Some("protocol-version"),
         kind: SettingKind::Enum(PROTOCOL_VERSION_VALUES),
         default: SettingDefault::String("2026-07-28"),
@@ -225,6 +256,7 @@ pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         id: SettingId::InlayHints,
         editor_key: "inlayHints",
+        editor: true,
         project_key: None,
         kind: SettingKind::Boolean,
         default: SettingDefault::Boolean(true),
@@ -235,6 +267,7 @@ pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         id: SettingId::AgentContext,
         editor_key: "agentContext",
+        editor: true,
         project_key: Some("agent-context"),
         kind: SettingKind::Boolean,
         default: SettingDefault::Boolean(true),
@@ -246,12 +279,35 @@ pub const SETTINGS: &[SettingSpec] = &[
     SettingSpec {
         id: SettingId::Cwl2mcpHints,
         editor_key: "cwl2mcpHints",
+        editor: true,
         project_key: Some("cwl2mcp-hints"),
         kind: SettingKind::Boolean,
         default: SettingDefault::Boolean(true),
         title: "cwl2mcp compatibility notes",
         description: "Under the `extension` profile, note what the cwl2mcp 0.1.0 exporter \
                       would reject or treat differently (`cwl2mcp-incompatible`).",
+    },
+    SettingSpec {
+        id: SettingId::DenyWarnings,
+        editor_key: "denyWarnings",
+        editor: false,
+        project_key: Some("deny-warnings"),
+        kind: SettingKind::Boolean,
+        default: SettingDefault::Boolean(false),
+        title: "Deny warnings",
+        description: "`check` exits with status 1 when it finds a warning, not only an error \
+                      (whatever is printed).",
+    },
+    SettingSpec {
+        id: SettingId::MinSeverity,
+        editor_key: "minSeverity",
+        editor: false,
+        project_key: Some("min-severity"),
+        kind: SettingKind::Enum(SEVERITY_VALUES),
+        default: SettingDefault::String("hint"),
+        title: "Minimum severity",
+        description: "The least severe diagnostics `check` prints; the exit status still \
+                      counts everything found.",
     },
 ];
 
@@ -273,12 +329,19 @@ pub enum SettingValue {
     InlayHints(bool),
     AgentContext(bool),
     Cwl2mcpHints(bool),
+    DenyWarnings(bool),
+    MinSeverity(Severity),
 }
 
 impl SettingSpec {
     /// The setting named `key` in the editor's `cwlMcp` object.
     pub fn by_editor_key(key: &str) -> Option<&'static SettingSpec> {
-        SETTINGS.iter().find(|s| s.editor_key == key)
+        SETTINGS.iter().find(|s| s.editor && s.editor_key == key)
+    }
+
+    /// The settings of the editor's `cwlMcp` object, in the table's order.
+    pub fn editor_settings() -> impl Iterator<Item = &'static SettingSpec> {
+        SETTINGS.iter().filter(|s| s.editor)
     }
 
     /// The setting named `key` in `cwl-mcp.toml`.
@@ -360,6 +423,7 @@ impl SettingSpec {
                     SettingId::ProtocolVersion => {
                         ProtocolVersion::parse(s).map(SettingValue::ProtocolVersion)
                     }
+                    SettingId::MinSeverity => Severity::parse(s).map(SettingValue::MinSeverity),
                     _ => None,
                 }
             }
@@ -371,6 +435,7 @@ impl SettingSpec {
                 SettingId::InlayHints => Some(SettingValue::InlayHints(b)),
                 SettingId::AgentContext => Some(SettingValue::AgentContext(b)),
                 SettingId::Cwl2mcpHints => Some(SettingValue::Cwl2mcpHints(b)),
+                SettingId::DenyWarnings => Some(SettingValue::DenyWarnings(b)),
                 _ => None,
             },
             _ => None,
@@ -389,13 +454,17 @@ pub fn project_file_schema() -> Value {
         };
         let mut p = serde_json::Map::new();
         p.insert("title".into(), spec.title.into());
+        let elsewhere = if spec.editor {
+            format!("Editor setting: `cwlMcp.{}`.", spec.editor_key)
+        } else {
+            format!("CLI flag (wins over this file): `check --{key}`.")
+        };
         p.insert(
             "description".into(),
             format!(
-                "{} Default: {}. Editor setting: `cwlMcp.{}`.",
+                "{} Default: {}. {elsewhere}",
                 spec.description,
                 spec.default_text(),
-                spec.editor_key
             )
             .into(),
         );
@@ -466,6 +535,8 @@ mod tests {
                 SettingId::InlayHints => Some(Value::from(d.inlay_hints)),
                 SettingId::AgentContext => Some(Value::from(d.agent_context)),
                 SettingId::Cwl2mcpHints => Some(Value::from(d.cwl2mcp_hints)),
+                SettingId::DenyWarnings => Some(Value::from(false)),
+                SettingId::MinSeverity => Some(Value::from(Severity::Hint.as_str())),
             };
             assert_eq!(spec.default_json(), expected, "{}", spec.editor_key);
             if let Some(v) = spec.default_json().filter(|_| !spec.values().is_empty()) {
@@ -479,7 +550,7 @@ mod tests {
         // every field once; project keys are the kebab-case editor keys
         let mut ids: Vec<String> = SETTINGS.iter().map(|s| format!("{:?}", s.id)).collect();
         ids.dedup();
-        assert_eq!(ids.len(), 6);
+        assert_eq!(ids.len(), 8);
         for spec in SETTINGS {
             if let Some(key) = spec.project_key {
                 let kebab: String = spec
@@ -498,7 +569,8 @@ mod tests {
             assert!(!spec.description.is_empty() && !spec.title.is_empty());
         }
         // SPEC §1: the project file sets profile, meta-prefix and protocol-version, and
-        // agent-context (issue 13); inlay hints are the editor's alone
+        // agent-context and cwl2mcp-hints (issues 13, 11); (issue 12) check's deny-warnings and
+        // min-severity, which the editor does not have; inlay hints are the editor's alone
         let project: Vec<&str> = SETTINGS.iter().filter_map(|s| s.project_key).collect();
         assert_eq!(
             project,
@@ -507,9 +579,34 @@ mod tests {
                 "meta-prefix",
                 "protocol-version",
                 "agent-context",
-                "cwl2mcp-hints"
+                "cwl2mcp-hints",
+                "deny-warnings",
+                "min-severity"
             ]
         );
+        let editor: Vec<&str> = SettingSpec::editor_settings()
+            .map(|s| s.editor_key)
+            .collect();
+        assert_eq!(
+            editor,
+            [
+                "profile",
+                "metaPrefix",
+                "protocolVersion",
+                "inlayHints",
+                "agentContext",
+                "cwl2mcpHints"
+            ]
+        );
+        assert!(SETTINGS.iter().all(|s| s.editor || s.project_key.is_some()));
+        let severities: Vec<&str> = SEVERITY_VALUES.iter().map(|v| v.value).collect();
+        let all = [
+            Severity::Error,
+            Severity::Warning,
+            Severity::Information,
+            Severity::Hint,
+        ];
+        assert_eq!(severities, all.map(Severity::as_str));
     }
 
     #[test]
@@ -541,6 +638,12 @@ mod tests {
             "expected a boolean, found \"true\""
         );
         assert!(SettingSpec::by_editor_key("server").is_none());
+        assert!(SettingSpec::by_editor_key("denyWarnings").is_none());
+        let spec = SettingSpec::by_project_key("min-severity").unwrap();
+        assert_eq!(
+            spec.check(Given::String("warning")),
+            Ok(SettingValue::MinSeverity(Severity::Warning))
+        );
     }
 
     #[test]
@@ -556,8 +659,17 @@ mod tests {
                 "meta-prefix",
                 "protocol-version",
                 "agent-context",
-                "cwl2mcp-hints"
+                "cwl2mcp-hints",
+                "deny-warnings",
+                "min-severity"
             ]
+        );
+        assert_eq!(props["deny-warnings"]["type"], "boolean");
+        assert!(
+            props["deny-warnings"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("--deny-warnings")
         );
         assert_eq!(props["profile"]["enum"], json!(["extension", "cwl2mcp"]));
         assert_eq!(props["profile"]["default"], "extension");

@@ -1,38 +1,30 @@
-//! `cwl-mcp-lsp check`: diagnostics for files and folders, as text or JSON (SPEC §1). The
-//! files are checked as one workspace: cross-file rules apply, as in the editor.
+//! `cwl-mcp-lsp check`: diagnostics for files and folders, as text, JSON, SARIF 2.1.0 or GitHub
+//! Actions workflow commands (SPEC §1). The files are checked as one workspace: cross-file rules
+//! apply, as in the editor. What is printed and what fails the run follow each file's
+//! [`CheckPolicy`] (`deny-warnings`, `min-severity`: its `cwl-mcp.toml` < the flags).
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::base::project::Layer;
+use crate::base::project::{CheckPolicy, Layer};
 use crate::base::{Code, Diagnostic, Severity};
 use crate::document::Encoding;
 use crate::model::Model;
 use crate::model::analysis::sort;
 use crate::model::workspace::{self, ServedName};
 
-use super::{LoadError, load, read_roots};
+use super::{LoadError, load_with_policy, read_roots};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Text,
     Json,
+    /// One SARIF 2.1.0 log ([`super::sarif`]).
+    Sarif,
+    /// GitHub Actions workflow commands ([`super::github`]).
+    Github,
 }
 
-/// One reported diagnostic, 1-based, columns in Unicode scalar values.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Reported {
-    pub path: String,
-    pub line: u32,
-    pub column: u32,
-    pub end_line: u32,
-    pub end_column: u32,
-    pub severity: &'static str,
-    pub code: &'static str,
-    pub message: String,
-}
+pub use super::report::Reported;
 
 /// Every `*.cwl` under the given paths (files are taken as given), in a stable order: the
 /// workspace index's walker (`.gitignore` respected), so `check DIR`, `tools-list DIR` and the
@@ -56,6 +48,12 @@ fn report(path: &str, model: &Model, d: &Diagnostic) -> Reported {
     }
 }
 
+impl Reported {
+    pub fn severity(&self) -> Severity {
+        Severity::parse(self.severity).unwrap_or(Severity::Error)
+    }
+}
+
 /// The diagnostics of a set of files checked together (cross-file rules included), in file
 /// order. `Err` entries are the files that could not be read (exit code 2).
 pub fn check_files(
@@ -63,40 +61,53 @@ pub fn check_files(
     roots: &[PathBuf],
     cli: &Layer,
 ) -> (Vec<Reported>, Vec<String>) {
-    let mut models: Vec<(String, Model)> = Vec::new();
+    let (reported, errors) = check_files_with_policy(files, roots, cli);
+    (reported.into_iter().map(|(r, _)| r).collect(), errors)
+}
+
+/// [`check_files`], each diagnostic with the [`CheckPolicy`] of its file.
+pub fn check_files_with_policy(
+    files: &[PathBuf],
+    roots: &[PathBuf],
+    cli: &Layer,
+) -> (Vec<(Reported, CheckPolicy)>, Vec<String>) {
+    let mut models: Vec<(String, Model, CheckPolicy)> = Vec::new();
     let mut reported = Vec::new();
     let mut errors = Vec::new();
     for file in files {
         let display = file.display().to_string();
-        match load(file, roots, cli) {
-            Ok(model) => models.push((display, model)),
+        match load_with_policy(file, roots, cli) {
+            Ok((model, policy)) => models.push((display, model, policy)),
             Err(LoadError::Io(e)) => errors.push(e),
-            Err(LoadError::NotUtf8(at)) => reported.push(Reported {
-                path: display,
-                line: 1,
-                column: 1,
-                end_line: 1,
-                end_column: 1,
-                severity: Severity::Error.as_str(),
-                code: Code::YamlSyntax.as_str(),
-                message: format!("the file is not valid UTF-8 (invalid byte at offset {at})"),
-            }),
+            Err(LoadError::NotUtf8(at)) => reported.push((
+                Reported {
+                    path: display,
+                    line: 1,
+                    column: 1,
+                    end_line: 1,
+                    end_column: 1,
+                    severity: Severity::Error.as_str(),
+                    code: Code::YamlSyntax.as_str(),
+                    message: format!("the file is not valid UTF-8 (invalid byte at offset {at})"),
+                },
+                Layer::check_policy(&[cli]),
+            )),
         }
     }
     let served: Vec<(String, Vec<ServedName>)> = models
         .iter()
-        .map(|(display, m)| {
+        .map(|(display, m, _)| {
             (
                 display.clone(),
                 workspace::served_names(m, workspace::Scope::Diagnosed),
             )
         })
         .collect();
-    for (i, (display, model)) in models.iter().enumerate() {
+    for (i, (display, model, policy)) in models.iter().enumerate() {
         let mut all = model.diagnostics().to_vec();
         all.extend(workspace::across(i, &served));
         sort(&mut all);
-        reported.extend(all.iter().map(|d| report(display, model, d)));
+        reported.extend(all.iter().map(|d| (report(display, model, d), *policy)));
     }
     (reported, errors)
 }
@@ -111,7 +122,9 @@ pub fn check_file(path: &Path, cli: &Layer) -> Result<Vec<Reported>, String> {
     }
 }
 
-/// Runs `check` and returns the exit code.
+/// Runs `check` and returns the exit code: 2 when a path could not be read, else 1 when a
+/// diagnostic fails its file's policy (an error; a warning too under `deny-warnings`), printed
+/// or not, else 0.
 pub fn run(paths: &[PathBuf], cli: &Layer, format: Format, out: &mut dyn Write) -> i32 {
     let files = match collect_files(paths) {
         Ok(f) => f,
@@ -120,28 +133,45 @@ pub fn run(paths: &[PathBuf], cli: &Layer, format: Format, out: &mut dyn Write) 
             return 2;
         }
     };
-    let (all, errors) = check_files(&files, &read_roots(paths), cli);
+    let (all, errors) = check_files_with_policy(&files, &read_roots(paths), cli);
     for e in &errors {
         eprintln!("cwl-mcp-lsp: {e}");
     }
+    let fails = all.iter().any(|(r, p)| p.fails(r.severity()));
+    let shown: Vec<Reported> = all
+        .into_iter()
+        .filter(|(r, p)| p.prints(r.severity()))
+        .map(|(r, _)| r)
+        .collect();
+    let cwd = std::env::current_dir().unwrap_or_default();
     let written = match format {
-        Format::Text => all.iter().try_for_each(|r| {
+        Format::Text => shown.iter().try_for_each(|r| {
             writeln!(
                 out,
                 "{}:{}:{}: {}[{}]: {}",
                 r.path, r.line, r.column, r.severity, r.code, r.message
             )
         }),
-        Format::Json => serde_json::to_writer_pretty(&mut *out, &all)
+        Format::Json => serde_json::to_writer_pretty(&mut *out, &shown)
             .map_err(std::io::Error::other)
             .and_then(|()| writeln!(out)),
+        Format::Sarif => {
+            let profile = Layer::resolve(&[cli]).profile;
+            let log = super::sarif::log(&shown, &cwd, profile);
+            serde_json::to_writer_pretty(&mut *out, &log)
+                .map_err(std::io::Error::other)
+                .and_then(|()| writeln!(out))
+        }
+        Format::Github => shown
+            .iter()
+            .try_for_each(|r| writeln!(out, "{}", super::github::command(r, &cwd))),
     };
     if written.is_err() {
         return 2;
     }
     if !errors.is_empty() {
         2
-    } else if all.iter().any(|r| r.severity == Severity::Error.as_str()) {
+    } else if fails {
         1
     } else {
         0

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::base::project::Layer;
+use crate::base::settings::ProtocolVersion;
 use crate::derive::view::to_cli_json;
 use crate::document::Encoding;
 use crate::model::workspace::{self, ServedName};
@@ -142,6 +143,30 @@ pub fn run_derive(
     0
 }
 
+/// The `ListToolsResult` of `version` serving `tools`: one page (no `nextCursor`), no `_meta`.
+///
+/// 2026-07-28 requires three more fields, whose values say what this list is:
+/// - `resultType: "complete"`: the whole result in one response (the value clients assume for
+///   earlier versions, which have no such field);
+/// - `cacheScope: "public"`: the list is derived from the CWL files alone and holds nothing
+///   specific to a user or an authorization context, so any cache may share it;
+/// - `ttlMs: 0`: this command takes a snapshot of files that may change at any time and cannot
+///   know how long a server will serve it, so it promises no freshness ("immediately stale":
+///   clients may re-fetch whenever they need the list). A server that knows better (its Tools
+///   are fixed for its lifetime) sets its own.
+pub fn list_tools_result(tools: Vec<Value>, version: ProtocolVersion) -> Value {
+    let mut result = Map::new();
+    if version == ProtocolVersion::V2026_07_28 {
+        result.insert("cacheScope".into(), "public".into());
+        result.insert("resultType".into(), "complete".into());
+    }
+    result.insert("tools".into(), Value::Array(tools));
+    if version == ProtocolVersion::V2026_07_28 {
+        result.insert("ttlMs".into(), 0.into());
+    }
+    Value::Object(result)
+}
+
 /// `tools-list PATH...`: the `tools/list` result an MCP server built from these files serves.
 pub fn run_tools_list(
     paths: &[PathBuf],
@@ -221,12 +246,14 @@ pub fn run_tools_list(
         *counts.entry(t.get("name").cloned()).or_insert(0) += 1;
     }
     tools_out.retain(|t| counts[&t.get("name").cloned()] == 1);
-    let mut result = Map::new();
-    result.insert("tools".into(), Value::Array(tools_out));
-    if out
-        .write_all(to_cli_json(&Value::Object(result)).as_bytes())
-        .is_err()
-    {
+    // The result's shape is that of the protocol version the Tools were checked against: the
+    // flag, else the (first) document's `cwl-mcp.toml`, else the default.
+    let version = cli
+        .protocol_version
+        .or_else(|| docs.first().map(|d| d.model.settings.protocol_version))
+        .unwrap_or_default();
+    let result = list_tools_result(tools_out, version);
+    if out.write_all(to_cli_json(&result).as_bytes()).is_err() {
         return 2;
     }
     code

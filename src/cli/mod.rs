@@ -1,12 +1,17 @@
-//! The command line (SPEC §1): `serve` (the default), `check`, `derive`, `tools-list`.
+//! The command line (SPEC §1): `serve` (the default), `check`, `derive`, `tools-list`,
+//! `completions`.
 pub mod check;
 pub mod derive;
+pub mod github;
+pub mod report;
+pub mod sarif;
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::base::project::{self, Layer};
+use crate::base::Severity;
+use crate::base::project::{self, CheckPolicy, Layer};
 use crate::base::settings::{Profile, ProtocolVersion};
 use crate::base::{BoundaryRule, DocumentContext, read_boundary};
 use crate::model::Model;
@@ -36,6 +41,10 @@ pub enum Command {
     Check {
         #[command(flatten)]
         options: CommonOptions,
+        #[command(flatten)]
+        check: CheckOptions,
+        /// Output: `text` lines, a `json` array, one `sarif` 2.1.0 log (GitHub code scanning),
+        /// or `github` Actions workflow commands (inline annotations).
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
         #[arg(required = true)]
@@ -58,6 +67,53 @@ pub enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Print a shell completion script, e.g. `cwl-mcp-lsp completions bash > ~/.local/share/bash-completion/completions/cwl-mcp-lsp`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `check`'s own options; both are also `cwl-mcp.toml` keys (`deny-warnings`,
+/// `min-severity`), which the flags override.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Exit with status 1 on a warning too, not only on an error.
+    #[arg(long, overrides_with = "no_deny_warnings")]
+    pub deny_warnings: bool,
+    /// Exit with status 1 on errors only, whatever `cwl-mcp.toml` says.
+    #[arg(long, overrides_with = "deny_warnings")]
+    pub no_deny_warnings: bool,
+    /// Print only diagnostics of this severity and above (the exit status still counts all).
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub min_severity: Option<SeverityArg>,
+}
+
+impl CheckOptions {
+    /// The flags as a settings layer (only what was given).
+    pub fn apply(&self, layer: &mut Layer) {
+        if self.deny_warnings {
+            layer.deny_warnings = Some(true);
+        } else if self.no_deny_warnings {
+            layer.deny_warnings = Some(false);
+        }
+        if let Some(m) = self.min_severity {
+            layer.min_severity = Some(match m {
+                SeverityArg::Error => Severity::Error,
+                SeverityArg::Warning => Severity::Warning,
+                SeverityArg::Information => Severity::Information,
+                SeverityArg::Hint => Severity::Hint,
+            });
+        }
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum SeverityArg {
+    Error,
+    Warning,
+    Information,
+    Hint,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -88,6 +144,8 @@ impl CommonOptions {
             inlay_hints: None,
             agent_context: None,
             cwl2mcp_hints: None,
+            deny_warnings: None,
+            min_severity: None,
         }
     }
 }
@@ -102,6 +160,8 @@ pub enum ProfileArg {
 pub enum FormatArg {
     Text,
     Json,
+    Sarif,
+    Github,
 }
 
 /// Why a file given to the CLI could not be analysed.
@@ -127,13 +187,24 @@ pub fn read_roots(paths: &[PathBuf]) -> Vec<PathBuf> {
 /// The model of one file as `check`, `derive` and `tools-list` all see it: its settings
 /// (`cwl-mcp.toml` < CLI flags) and its read boundary from the one rule.
 pub fn load(path: &Path, roots: &[PathBuf], cli: &Layer) -> Result<Model, LoadError> {
+    load_with_policy(path, roots, cli).map(|(model, _)| model)
+}
+
+/// [`load`], and `check`'s policy for the file (`cwl-mcp.toml` < CLI flags).
+pub fn load_with_policy(
+    path: &Path,
+    roots: &[PathBuf],
+    cli: &Layer,
+) -> Result<(Model, CheckPolicy), LoadError> {
     let bytes =
         std::fs::read(path).map_err(|e| LoadError::Io(format!("{}: {e}", path.display())))?;
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let dir = abs.parent().unwrap_or(Path::new("/"));
     let project =
         project::load_project_layer(dir, None).map_err(|e| LoadError::Io(e.to_string()))?;
-    let settings = Layer::resolve(&[&project.map(|(_, l)| l).unwrap_or_default(), cli]);
+    let project = project.map(|(_, l)| l).unwrap_or_default();
+    let settings = Layer::resolve(&[&project, cli]);
+    let policy = Layer::check_policy(&[&project, cli]);
     let text =
         String::from_utf8(bytes).map_err(|e| LoadError::NotUtf8(e.utf8_error().valid_up_to()))?;
     let context = DocumentContext::from_path(path).within(Some(read_boundary(
@@ -141,5 +212,5 @@ pub fn load(path: &Path, roots: &[PathBuf], cli: &Layer) -> Result<Model, LoadEr
         roots,
         BoundaryRule::CommandLine,
     )));
-    Ok(Model::of_text(&text, settings, context))
+    Ok((Model::of_text(&text, settings, context), policy))
 }

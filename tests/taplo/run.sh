@@ -24,6 +24,7 @@ BAD=tests/taplo/bad/cwl-mcp.toml
 EXPECTED=(
   'error: "cwl2mpc" is not one of ["extension","cwl2mcp"]'
   "error: Additional properties are not allowed ('inlay-hints' was unexpected)"
+  'error: "warnings" is not one of ["error","warning","information","hint"]'
 )
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok   $1"; }

@@ -1,5 +1,5 @@
 // Second, short phase of e2e.sh: the extension installed without a bundled server, no
-// cwlMcp.server.path, and no cwl-mcp-lsp on PATH. Opening a CWL file must show a clear error
+// cwlMcp.server.path, no cwl-mcp-lsp on PATH nor in $CARGO_HOME/bin. Opening a CWL file must show a clear error
 // notification (not fail silently). Env: NODE_PATH, CS_URL, FILE, OUT. Writes OUT/result-missing-server.json.
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -45,7 +45,9 @@ try {
 } finally {
   await browser.close();
 }
-const ok = /no cwl-mcp-lsp language server found/.test(text) && /cwlMcp\.server\.path/.test(text);
+// the message names the setting and the install command (src/discover.ts)
+const ok = /no cwl-mcp-lsp language server found/.test(text) && /cwlMcp\.server\.path/.test(text) &&
+  /cargo install --locked/.test(text);
 res.checks['missing-server'] = { ok, detail: text.slice(0, 400) };
 console.log(`${ok ? 'ok  ' : 'FAIL'} missing-server: ${text.replace(/\s+/g, ' ').slice(0, 300)}`);
 fs.writeFileSync(`${out}/result-missing-server.json`, JSON.stringify(res, null, 1));

@@ -169,8 +169,9 @@ rc=$?
 set -e
 stop_code_server
 
-# 8. No server anywhere: a .vsix without the binary, PATH without cwl-mcp-lsp,
-#    no setting: the extension must say so clearly (a notification), not fail silently.
+# 8. No server anywhere: a .vsix without the binary, PATH without cwl-mcp-lsp, an empty
+#    CARGO_HOME (the extension also looks in $CARGO_HOME/bin), no setting: the extension must say
+#    so clearly (a notification with the install command), not fail silently.
 MISSING_RC=0
 BARE_PATH=/usr/local/bin:/usr/bin:/bin
 if PATH=$BARE_PATH command -v cwl-mcp-lsp >/dev/null; then
@@ -180,7 +181,8 @@ else
     npx vsce package --no-dependencies --skip-license --allow-missing-repository --no-rewrite-relative-links \
       -o "$RUN/cwl-mcp-noserver.vsix" >/dev/null)
   new_profile "$RUN/bare" "$RUN/cwl-mcp-noserver.vsix"
-  start_code_server "$RUN/bare" PATH=$BARE_PATH
+  mkdir -p "$RUN/bare/no-cargo"
+  start_code_server "$RUN/bare" PATH=$BARE_PATH CARGO_HOME="$RUN/bare/no-cargo"
   NODE_PATH="$TOOLS/pw/node_modules" CS_URL="http://127.0.0.1:$PORT" FILE=broken-hint.cwl OUT="$OUT" \
     node "$HERE/e2e-missing-server.mjs" || MISSING_RC=1
   stop_code_server

@@ -36,9 +36,11 @@ const EXAMPLES_GITHUB: &[&str] = &[
     "::error file=examples/broken-hint.cwl,line=12,col=21,endLine=12,endColumn=24,title=invalid-type (error)::`readOnlyHint` must be a boolean, found the string `yes`; `yes` is a string in YAML 1.2, which CWL uses: write `true`",
     "::warning file=examples/broken-hint.cwl,line=13,col=22,endLine=13,endColumn=27,title=annotation-inconsistent (warning)::`openWorldHint: false`, but the process declares `NetworkAccess` with `networkAccess` enabled (line 16)",
     "::notice file=examples/echo-region.cwl,line=9,col=3,endLine=9,endColumn=11,title=cwl2mcp-incompatible (information)::cwl2mcp 0.1.0 would reject this hint: it requires `name`, `aliases`, `doNotUseWhen`",
+    "::notice file=examples/echo-region.cwl,line=9,col=3,endLine=9,endColumn=11,title=agent-context (hint)::the hint has no `doNotUseWhen`: the Tool's description does not tell an agent when to pick this tool and when not to",
     "::notice file=examples/echo-region.cwl,line=12,col=5,endLine=12,endColumn=16,title=annotation-default (hint)::`destructiveHint` is left out: MCP clients assume `true` (the tool may perform destructive updates)",
     "::notice file=examples/echo-region.cwl,line=12,col=5,endLine=12,endColumn=16,title=cwl2mcp-incompatible (information)::cwl2mcp 0.1.0 requires all four annotations; missing: destructiveHint",
-    "::warning file=examples/misspelled-namespace.cwl,line=9,col=12,endLine=9,endColumn=20,title=namespace-mismatch (warning)::`mcp:Tool`: the prefix `mcp` is bound to `https://eoap.github.io/cwl-mcp-extension`, which is not the MCP extension's namespace `https://eoap.github.io/cwl-mcp-extension#`; this hint is ignored",
+    "::warning file=examples/misspelled-namespace.cwl,line=7,col=8,endLine=7,endColumn=48,title=namespace-mismatch (warning)::`https://eoap.github.io/cwl-mcp-extension` resembles the MCP extension's namespace `https://eoap.github.io/cwl-mcp-extension#` but is not it: the classes written with `mcp:` (line 9) are ignored",
+    "::warning file=examples/misspelled-namespace.cwl,line=9,col=12,endLine=9,endColumn=20,title=namespace-mismatch (warning)::`mcp:Tool`: the prefix `mcp` is bound to `https://eoap.github.io/cwl-mcp-extension`, which resembles but is not the MCP extension's namespace `https://eoap.github.io/cwl-mcp-extension#`; this hint is ignored",
 ];
 
 #[test]
@@ -127,13 +129,13 @@ fn github_lines_parse_back_to_the_json_findings() {
 
 #[test]
 fn deny_warnings_and_min_severity_from_the_flags() {
-    // misspelled-namespace.cwl: one warning; echo-region.cwl: information and hints only;
-    // broken-hint.cwl: errors among the rest
+    // misspelled-namespace.cwl: two warnings (on the URI and on the class); echo-region.cwl:
+    // information and hints only; broken-hint.cwl: errors among the rest
     let warn = "examples/misspelled-namespace.cwl";
     let (code, out) = check(&[warn]);
-    assert_eq!((code, out.lines().count()), (0, 1), "{out}");
+    assert_eq!((code, out.lines().count()), (0, 2), "{out}");
     let (code, out) = check(&["--deny-warnings", warn]);
-    assert_eq!((code, out.lines().count()), (1, 1), "{out}");
+    assert_eq!((code, out.lines().count()), (1, 2), "{out}");
     assert!(out.contains("warning[namespace-mismatch]"));
     // --no-deny-warnings after --deny-warnings wins (the last one)
     let (code, _) = check(&["--deny-warnings", "--no-deny-warnings", warn]);
@@ -144,7 +146,7 @@ fn deny_warnings_and_min_severity_from_the_flags() {
     let (code, out) = check(&["--min-severity", "error", "--deny-warnings", warn]);
     assert_eq!((code, out.as_str()), (1, ""));
     let (code, out) = check(&["--min-severity", "warning", warn]);
-    assert_eq!((code, out.lines().count()), (0, 1));
+    assert_eq!((code, out.lines().count()), (0, 2));
 
     let info = "examples/echo-region.cwl";
     let (code, out) = check(&["--deny-warnings", info]);
@@ -199,7 +201,7 @@ fn deny_warnings_and_min_severity_from_cwl_mcp_toml_and_the_flags_win() {
     let (code, out, _) = run_in(&dir, &["check", file]);
     assert_eq!((code, out.as_str()), (0, ""));
     let (code, out, _) = run_in(&dir, &["check", "--min-severity", "hint", file]);
-    assert_eq!((code, out.lines().count()), (0, 1), "{out}");
+    assert_eq!((code, out.lines().count()), (0, 2), "{out}");
 
     let dir = project(
         "both",

@@ -22,6 +22,8 @@ pub struct Layer {
     pub inlay_hints: Option<bool>,
     pub agent_context: Option<bool>,
     pub cwl2mcp_hints: Option<bool>,
+    pub client_interop: Option<bool>,
+    pub client_names: Option<bool>,
     /// `check` only (project file and CLI): exit 1 on warnings too.
     pub deny_warnings: Option<bool>,
     /// `check` only (project file and CLI): the least severe diagnostics printed.
@@ -90,6 +92,12 @@ impl Layer {
             if let Some(c) = layer.cwl2mcp_hints {
                 s.cwl2mcp_hints = c;
             }
+            if let Some(c) = layer.client_interop {
+                s.client_interop = c;
+            }
+            if let Some(c) = layer.client_names {
+                s.client_names = c;
+            }
             if let Some(a) = layer.agent_context {
                 s.agent_context = a;
             }
@@ -106,6 +114,8 @@ impl Layer {
             SettingValue::InlayHints(b) => self.inlay_hints = Some(b),
             SettingValue::AgentContext(b) => self.agent_context = Some(b),
             SettingValue::Cwl2mcpHints(b) => self.cwl2mcp_hints = Some(b),
+            SettingValue::ClientInterop(b) => self.client_interop = Some(b),
+            SettingValue::ClientNames(b) => self.client_names = Some(b),
             SettingValue::DenyWarnings(b) => self.deny_warnings = Some(b),
             SettingValue::MinSeverity(s) => self.min_severity = Some(s),
         }
@@ -473,7 +483,7 @@ mod tests {
             ),
             (
                 "profile = \"cwl2mcp\"\nprofle = \"cwl2mcp\"",
-                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`, `deny-warnings`, `min-severity`",
+                "unknown key `profle`, expected one of `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`, `client-interop`, `client-names`, `deny-warnings`, `min-severity`",
                 "profle",
             ),
             (
@@ -483,12 +493,12 @@ mod tests {
             ),
             (
                 "inlay-hints = false",
-                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`, `deny-warnings`, `min-severity`)",
+                "unknown key `inlay-hints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`, `client-interop`, `client-names`, `deny-warnings`, `min-severity`)",
                 "inlay-hints",
             ),
             (
                 "inlayHints = false",
-                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`, `deny-warnings`, `min-severity`)",
+                "unknown key `inlayHints`: `cwlMcp.inlayHints` is an editor setting, not a project one (keys: `profile`, `meta-prefix`, `protocol-version`, `agent-context`, `cwl2mcp-hints`, `client-interop`, `client-names`, `deny-warnings`, `min-severity`)",
                 "inlayHints",
             ),
         ];

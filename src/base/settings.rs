@@ -85,6 +85,10 @@ pub struct Settings {
     pub agent_context: bool,
     /// Report `cwl2mcp-incompatible` notes under the `extension` profile.
     pub cwl2mcp_hints: bool,
+    /// MCP client interop warnings.
+    pub client_interop: bool,
+    /// Client-compatible names.
+    pub client_names: bool,
 }
 
 impl Default for Settings {
@@ -96,6 +100,8 @@ impl Default for Settings {
             inlay_hints: true,
             agent_context: true,
             cwl2mcp_hints: true,
+            client_interop: true,
+            client_names: true,
         }
     }
 }
@@ -117,6 +123,8 @@ pub enum SettingId {
     InlayHints,
     AgentContext,
     Cwl2mcpHints,
+    ClientInterop,
+    ClientNames,
     DenyWarnings,
     MinSeverity,
 }
@@ -288,6 +296,26 @@ pub const SETTINGS: &[SettingSpec] = &[
                       would reject or treat differently (`cwl2mcp-incompatible`).",
     },
     SettingSpec {
+        id: SettingId::ClientInterop,
+        editor_key: "clientInterop",
+        editor: true,
+        project_key: Some("client-interop"),
+        kind: SettingKind::Boolean,
+        default: SettingDefault::Boolean(true),
+        title: "MCP client interop warnings",
+        description: "Report what the derived Tool uses that real MCP clients fail on (`mcp-client-interop`): a `$ref` that is neither local nor bundled, `nullable` without `type`, a schema `$id` two served Tools share.",
+    },
+    SettingSpec {
+        id: SettingId::ClientNames,
+        editor_key: "clientNames",
+        editor: true,
+        project_key: Some("client-names"),
+        kind: SettingKind::Boolean,
+        default: SettingDefault::Boolean(true),
+        title: "Client-compatible names",
+        description: "Report an MCP name that function-calling APIs commonly reject (`name-client-compat`: outside `^[a-zA-Z0-9_-]{1,64}$`).",
+    },
+    SettingSpec {
         id: SettingId::DenyWarnings,
         editor_key: "denyWarnings",
         editor: false,
@@ -329,6 +357,8 @@ pub enum SettingValue {
     InlayHints(bool),
     AgentContext(bool),
     Cwl2mcpHints(bool),
+    ClientInterop(bool),
+    ClientNames(bool),
     DenyWarnings(bool),
     MinSeverity(Severity),
 }
@@ -435,6 +465,8 @@ impl SettingSpec {
                 SettingId::InlayHints => Some(SettingValue::InlayHints(b)),
                 SettingId::AgentContext => Some(SettingValue::AgentContext(b)),
                 SettingId::Cwl2mcpHints => Some(SettingValue::Cwl2mcpHints(b)),
+                SettingId::ClientInterop => Some(SettingValue::ClientInterop(b)),
+                SettingId::ClientNames => Some(SettingValue::ClientNames(b)),
                 SettingId::DenyWarnings => Some(SettingValue::DenyWarnings(b)),
                 _ => None,
             },
@@ -535,6 +567,8 @@ mod tests {
                 SettingId::InlayHints => Some(Value::from(d.inlay_hints)),
                 SettingId::AgentContext => Some(Value::from(d.agent_context)),
                 SettingId::Cwl2mcpHints => Some(Value::from(d.cwl2mcp_hints)),
+                SettingId::ClientInterop => Some(Value::from(d.client_interop)),
+                SettingId::ClientNames => Some(Value::from(d.client_names)),
                 SettingId::DenyWarnings => Some(Value::from(false)),
                 SettingId::MinSeverity => Some(Value::from(Severity::Hint.as_str())),
             };
@@ -550,7 +584,7 @@ mod tests {
         // every field once; project keys are the kebab-case editor keys
         let mut ids: Vec<String> = SETTINGS.iter().map(|s| format!("{:?}", s.id)).collect();
         ids.dedup();
-        assert_eq!(ids.len(), 8);
+        assert_eq!(ids.len(), 10);
         for spec in SETTINGS {
             if let Some(key) = spec.project_key {
                 let kebab: String = spec
@@ -580,6 +614,8 @@ mod tests {
                 "protocol-version",
                 "agent-context",
                 "cwl2mcp-hints",
+                "client-interop",
+                "client-names",
                 "deny-warnings",
                 "min-severity"
             ]
@@ -595,7 +631,9 @@ mod tests {
                 "protocolVersion",
                 "inlayHints",
                 "agentContext",
-                "cwl2mcpHints"
+                "cwl2mcpHints",
+                "clientInterop",
+                "clientNames"
             ]
         );
         assert!(SETTINGS.iter().all(|s| s.editor || s.project_key.is_some()));
@@ -660,6 +698,8 @@ mod tests {
                 "protocol-version",
                 "agent-context",
                 "cwl2mcp-hints",
+                "client-interop",
+                "client-names",
                 "deny-warnings",
                 "min-severity"
             ]

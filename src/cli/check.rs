@@ -105,7 +105,11 @@ pub fn check_files_with_policy(
         .collect();
     for (i, (display, model, policy)) in models.iter().enumerate() {
         let mut all = model.diagnostics().to_vec();
-        all.extend(workspace::across(i, &served));
+        all.extend(
+            workspace::across(i, &served)
+                .into_iter()
+                .filter(|d| crate::model::analysis::reported(&model.settings, d.code)),
+        );
         sort(&mut all);
         reported.extend(all.iter().map(|d| (report(display, model, d), *policy)));
     }

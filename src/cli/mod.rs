@@ -144,6 +144,8 @@ impl CommonOptions {
             inlay_hints: None,
             agent_context: None,
             cwl2mcp_hints: None,
+            client_interop: None,
+            client_names: None,
             deny_warnings: None,
             min_severity: None,
         }

@@ -26,12 +26,22 @@ pub(super) fn diagnostics(model: &Model) -> Vec<Diagnostic> {
     out.extend(clients::interop(model));
     out.extend(clients::name_compat(model));
     out.extend(agent::diagnostics(model));
-    // `cwl2mcpHints = false`: no `cwl2mcp-incompatible` notes (the one place they are dropped).
-    if !model.settings.cwl2mcp_hints {
-        out.retain(|d| d.code != Code::Cwl2mcpIncompatible);
-    }
+    out.retain(|d| reported(&model.settings, d.code));
     sort(&mut out);
     out
+}
+
+/// Whether the settings let a code's diagnostics through: the one place each family is
+/// silenced (`cwl2mcpHints`, `clientInterop`, `clientNames`; `agentContext` is read by its rule,
+/// which then does no work). Cross-document diagnostics go through it too.
+pub fn reported(settings: &crate::base::Settings, code: Code) -> bool {
+    match code {
+        Code::Cwl2mcpIncompatible => settings.cwl2mcp_hints,
+        Code::McpClientInterop => settings.client_interop,
+        Code::NameClientCompat => settings.client_names,
+        Code::AgentContext => settings.agent_context,
+        _ => true,
+    }
 }
 
 /// The order every surface lists diagnostics in, without repeats.

@@ -804,6 +804,8 @@ fn options_follow_the_settings() {
         inlay_hints: true,
         agent_context: true,
         cwl2mcp_hints: true,
+        client_interop: true,
+        client_names: true,
     };
     let opts = DeriveOptions::from_settings(&settings);
     assert_eq!(opts.meta_prefix, "io.github.transpiler-mate/cwl2mcp");

@@ -465,3 +465,42 @@ fn cwl2mcp_notes_can_be_turned_off() {
         .collect();
     assert_eq!(rest, off);
 }
+
+/// `clientNames = false` and `clientInterop = false` silence their families, and nothing else.
+#[test]
+fn client_families_can_be_turned_off() {
+    let text = "cwlVersion: v1.2\nclass: CommandLineTool\nid: echo\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    name: tools.echo\n    useWhen: always\n    doNotUseWhen: never\nbaseCommand: echo\ninputs: {}\noutputs: {}\n";
+    let codes = |client_names| {
+        let settings = crate::base::Settings {
+            client_names,
+            ..crate::base::Settings::default()
+        };
+        Model::of_text(text, settings, context())
+            .diagnostics()
+            .iter()
+            .map(|d| d.code)
+            .collect::<Vec<_>>()
+    };
+    let on = codes(true);
+    assert!(on.contains(&Code::NameClientCompat), "{on:?}");
+    let off = codes(false);
+    assert!(!off.contains(&Code::NameClientCompat), "{off:?}");
+    assert_eq!(
+        on.into_iter()
+            .filter(|c| *c != Code::NameClientCompat)
+            .collect::<Vec<_>>(),
+        off
+    );
+    let interop_off = crate::base::Settings {
+        client_interop: false,
+        ..crate::base::Settings::default()
+    };
+    assert!(crate::model::analysis::reported(
+        &crate::base::Settings::default(),
+        Code::McpClientInterop
+    ));
+    assert!(!crate::model::analysis::reported(
+        &interop_off,
+        Code::McpClientInterop
+    ));
+}

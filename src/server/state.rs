@@ -253,7 +253,11 @@ impl State {
                 .map(|(_, i)| (i.uri.clone(), i.entry.names.clone())),
         );
         documents[1..].sort_by(|a, b| a.0.cmp(&b.0));
-        out.extend(workspace::across(0, &documents));
+        out.extend(
+            workspace::across(0, &documents)
+                .into_iter()
+                .filter(|d| crate::model::analysis::reported(&model.settings, d.code)),
+        );
         if let Some(e) = config_error {
             let text = model.text();
             let end = text.find('\n').unwrap_or(text.len());

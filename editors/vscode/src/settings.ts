@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 export const SECTION = 'cwlMcp';
 
 /** Keys of the `cwlMcp` section that the server reads (server.path and trace.server stay client-side). */
-export const SERVER_KEYS = ['profile', 'metaPrefix', 'protocolVersion', 'inlayHints', 'agentContext', 'cwl2mcpHints'] as const;
+export const SERVER_KEYS = ['profile', 'metaPrefix', 'protocolVersion', 'inlayHints', 'agentContext', 'cwl2mcpHints', 'clientInterop', 'clientNames'] as const;
 export type ServerKey = (typeof SERVER_KEYS)[number];
 export type ServerSettings = Partial<Record<ServerKey, unknown>>;
 
@@ -21,7 +21,7 @@ export function explicitValue<T>(cfg: vscode.WorkspaceConfiguration, key: string
   return v;
 }
 
-/** `{profile?, metaPrefix?, protocolVersion?, inlayHints?, agentContext?, cwl2mcpHints?}` with the explicitly set values only. */
+/** `{profile?, metaPrefix?, protocolVersion?, inlayHints?, agentContext?, cwl2mcpHints?, clientInterop?, clientNames?}` with the explicitly set values only. */
 export function serverSettings(scope?: vscode.ConfigurationScope): ServerSettings {
   const cfg = vscode.workspace.getConfiguration(SECTION, scope);
   const out: ServerSettings = {};

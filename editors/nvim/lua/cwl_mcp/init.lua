@@ -10,7 +10,7 @@ M.filetypes = { 'cwl' }
 
 --- The `cwlMcp` settings the server reads: the editor keys of SETTINGS in src/base/settings.rs
 --- (tests/settings_schema.rs checks this list against it).
-M.setting_keys = { 'profile', 'metaPrefix', 'protocolVersion', 'inlayHints', 'agentContext', 'cwl2mcpHints' }
+M.setting_keys = { 'profile', 'metaPrefix', 'protocolVersion', 'inlayHints', 'agentContext', 'cwl2mcpHints', 'clientInterop', 'clientNames' }
 local SETTING_KEYS = {}
 for _, k in ipairs(M.setting_keys) do SETTING_KEYS[k] = true end
 
@@ -75,7 +75,7 @@ local function on_exit(code, signal, client_id)
 end
 
 --- A complete client configuration table (vim.lsp.config / vim.lsp.start / lspconfig's default_config).
---- opts: { cmd = string|list, settings = { profile, metaPrefix, protocolVersion, inlayHints, agentContext, cwl2mcpHints },
+--- opts: { cmd = string|list, settings = { profile, metaPrefix, protocolVersion, inlayHints, agentContext, cwl2mcpHints, clientInterop, clientNames },
 ---         filetypes = list, root_markers = list, on_attach = fun(client, bufnr), capabilities = table,
 ---         completion = false (leave completion to you), autotrigger = true (menus on `:`),
 ---         codelens = false (no automatic lens refresh) }

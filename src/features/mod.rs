@@ -10,5 +10,7 @@ pub mod completion;
 pub mod hover;
 pub mod inlay_hints;
 pub mod locate;
+pub mod navigation;
 pub mod preview;
 pub mod symbols;
+pub mod workspace_symbols;

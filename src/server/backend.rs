@@ -12,6 +12,7 @@ use tower_lsp_server::{Client, LanguageServer};
 use super::capabilities::{APPLY_EDIT_COMMAND, ClientFeatures, ClientShape, server_capabilities};
 use super::convert;
 use super::guard::{guarded, internal, invalid_params, lock};
+use super::index;
 use super::scheduler::{Analysed, analyse, refresh_served, run_job};
 use super::session::Session;
 use super::state::{OpenDocument, State, uri_path};
@@ -20,6 +21,7 @@ use crate::document::{Change, Document, Encoding};
 use crate::features;
 use crate::features::preview::{self, PREVIEW_COMMAND};
 use crate::model::Model;
+use crate::model::index::{IndexEntry, Stamp};
 
 // The preview code action has no kind: editors list kind-less actions in their code action
 // menu (VS Code's Ctrl+. shows no `source.*` action), and it edits nothing.
@@ -522,11 +524,85 @@ impl LanguageServer for Backend {
         let pos = params.text_document_position_params;
         let (model, encoding, at) = self.locate(&pos.text_document.uri, pos.position).await?;
         let shape = self.shape();
+        let (state, session) = (self.state.clone(), self.session.clone());
         guarded("hover", move || {
             features::hover::hover(&model, at)
+                .or_else(|| {
+                    let entry_of = |p: &std::path::Path| index::entry_for(&state, &session, p);
+                    features::navigation::run_hover(&model, at, &entry_of)
+                })
                 .map(|h| convert::hover(&model.snapshot.lines, &h, encoding, &shape))
         })
         .await
+    }
+
+    async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        let uri = params.text_document.uri;
+        let model = self.model(&uri).await?.model;
+        let encoding = self.encoding();
+        let shape = self.shape();
+        let links = guarded("document links", move || {
+            features::navigation::links(&model)
+                .iter()
+                .filter_map(|l| {
+                    convert::document_link(&model.snapshot.lines, &uri, l, encoding, &shape)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok(Some(links))
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let pos = params.text_document_position_params;
+        let uri = pos.text_document.uri;
+        let (model, encoding, at) = self.locate(&uri, pos.position).await?;
+        let shape = self.shape();
+        guarded("definition", move || {
+            features::navigation::definition(&model, at).and_then(|l| {
+                convert::definition(&model.snapshot.lines, &uri, &l, encoding, &shape)
+            })
+        })
+        .await
+    }
+
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<WorkspaceSymbolResponse>> {
+        // Open documents win: their current text, then the index's files that are not open.
+        let open: Vec<Uri> = lock(&self.state).docs.keys().cloned().collect();
+        let mut files: Vec<(String, IndexEntry)> = Vec::new();
+        for uri in open {
+            if let Ok(analysed) = self.model(&uri).await {
+                let version = lock(&self.state).version(&uri).unwrap_or(0);
+                let entry = IndexEntry::of_model(&analysed.model, Stamp::Open(version));
+                files.push((uri.as_str().to_string(), entry));
+            }
+        }
+        {
+            let st = lock(&self.state);
+            for (path, indexed) in &st.index {
+                if !st.is_open(path) {
+                    files.push((indexed.uri.clone(), indexed.entry.clone()));
+                }
+            }
+        }
+        let query = params.query;
+        let symbols = guarded("workspace symbols", move || {
+            features::workspace_symbols::workspace_symbols(
+                &query,
+                files.iter().map(|(u, e)| (u.as_str(), e)),
+            )
+            .iter()
+            .filter_map(convert::workspace_symbol)
+            .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok(Some(WorkspaceSymbolResponse::Flat(symbols)))
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {

@@ -41,6 +41,10 @@ pub struct ClientShape {
     pub code_description: bool,
     /// `publishDiagnostics.relatedInformation`: diagnostics carry the other places they concern.
     pub related_information: bool,
+    /// `documentLink.tooltipSupport`: document links carry a tooltip.
+    pub link_tooltip: bool,
+    /// `definition.linkSupport`: definitions are `LocationLink`s (else `Location`s).
+    pub definition_links: bool,
 }
 
 impl ClientShape {
@@ -86,6 +90,14 @@ impl ClientShape {
             related_information: text
                 .and_then(|t| t.publish_diagnostics.as_ref())
                 .and_then(|p| p.related_information)
+                .unwrap_or(false),
+            link_tooltip: text
+                .and_then(|t| t.document_link.as_ref())
+                .and_then(|l| l.tooltip_support)
+                .unwrap_or(false),
+            definition_links: text
+                .and_then(|t| t.definition.as_ref())
+                .and_then(|d| d.link_support)
                 .unwrap_or(false),
         }
     }
@@ -469,6 +481,13 @@ pub fn server_capabilities(
         }),
         inlay_hint_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
+        // Navigation (SPEC §10).
+        document_link_provider: Some(DocumentLinkOptions {
+            resolve_provider: Some(false),
+            work_done_progress_options: Default::default(),
+        }),
+        definition_provider: Some(OneOf::Left(true)),
+        workspace_symbol_provider: Some(OneOf::Left(true)),
         // Pull only for clients that pull (SPEC §6): the others get pushes.
         diagnostic_provider: features.pull_diagnostics.then(|| {
             DiagnosticServerCapabilities::Options(DiagnosticOptions {
@@ -513,7 +532,9 @@ mod tests {
                 "codeAction": {"isPreferredSupport": true,
                                "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix"]}}},
                 "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
-                "publishDiagnostics": {"codeDescriptionSupport": true, "relatedInformation": true}
+                "publishDiagnostics": {"codeDescriptionSupport": true, "relatedInformation": true},
+                "documentLink": {"tooltipSupport": true},
+                "definition": {"linkSupport": true}
             }
         }));
         assert_eq!(
@@ -530,6 +551,8 @@ mod tests {
                 apply_edit: true,
                 code_description: true,
                 related_information: true,
+                link_tooltip: true,
+                definition_links: true,
             }
         );
         // Neovim: no asIs in the set (adjustIndentation only), plain text hover only.

@@ -321,6 +321,97 @@ pub fn symbol(lines: &LineIndex, s: &Symbol, enc: Encoding) -> lsp::DocumentSymb
     }
 }
 
+// Navigation (SPEC §10).
+
+use crate::features::navigation::{Destination, Link};
+use crate::features::workspace_symbols::ToolSymbol;
+
+/// Where `d` leads: the target URI, the target's range and its selection range (a file target
+/// is the start of the process's line, or of the file).
+fn destination(
+    lines: &LineIndex,
+    uri: &lsp::Uri,
+    d: &Destination,
+    enc: Encoding,
+) -> Option<(lsp::Uri, lsp::Range, lsp::Range)> {
+    match d {
+        Destination::Here { span, selection } => Some((
+            uri.clone(),
+            range(lines, span, enc),
+            range(lines, selection, enc),
+        )),
+        Destination::File { path, line, .. } => {
+            let at = lsp::Position::new(*line, 0);
+            let r = lsp::Range::new(at, at);
+            Some((lsp::Uri::from_file_path(path)?, r, r))
+        }
+    }
+}
+
+/// A document link; the target carries `#L<line>` when it is a process, and the tooltip is
+/// sent only to clients with `tooltipSupport`.
+pub fn document_link(
+    lines: &LineIndex,
+    uri: &lsp::Uri,
+    link: &Link,
+    enc: Encoding,
+    shape: &ClientShape,
+) -> Option<lsp::DocumentLink> {
+    let (target, _, selection) = destination(lines, uri, &link.destination, enc)?;
+    let line = match &link.destination {
+        Destination::Here { .. } => Some(selection.start.line),
+        Destination::File { fragment, line, .. } => fragment.as_ref().map(|_| *line),
+    };
+    let target = match line {
+        Some(l) => format!("{}#L{}", target.as_str(), l + 1)
+            .parse::<lsp::Uri>()
+            .unwrap_or(target),
+        None => target,
+    };
+    Some(lsp::DocumentLink {
+        range: range(lines, &link.span, enc),
+        target: Some(target),
+        tooltip: shape.link_tooltip.then(|| link.tooltip()),
+        data: None,
+    })
+}
+
+/// A definition: a `LocationLink` for clients with `linkSupport`, else a `Location`.
+pub fn definition(
+    lines: &LineIndex,
+    uri: &lsp::Uri,
+    link: &Link,
+    enc: Encoding,
+    shape: &ClientShape,
+) -> Option<lsp::GotoDefinitionResponse> {
+    let (target, full, selection) = destination(lines, uri, &link.destination, enc)?;
+    Some(if shape.definition_links {
+        lsp::GotoDefinitionResponse::Link(vec![lsp::LocationLink {
+            origin_selection_range: Some(range(lines, &link.span, enc)),
+            target_uri: target,
+            target_range: full,
+            target_selection_range: selection,
+        }])
+    } else {
+        lsp::GotoDefinitionResponse::Scalar(lsp::Location::new(target, selection))
+    })
+}
+
+/// A workspace symbol: `SymbolInformation` (the baseline every client takes), kind
+/// `Function`, the title as container so pickers show it.
+#[allow(deprecated)] // `SymbolInformation::deprecated` must still be written
+pub fn workspace_symbol(s: &ToolSymbol) -> Option<lsp::SymbolInformation> {
+    let at = lsp::Position::new(s.line, 0);
+    Some(lsp::SymbolInformation {
+        name: s.name.clone(),
+        kind: lsp::SymbolKind::FUNCTION,
+        tags: None,
+        deprecated: None,
+        location: lsp::Location::new(s.uri.parse().ok()?, lsp::Range::new(at, at)),
+        container_name: s.title.clone(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,6 +429,8 @@ mod tests {
             apply_edit: true,
             code_description: true,
             related_information: true,
+            link_tooltip: true,
+            definition_links: true,
         }
     }
 

@@ -170,3 +170,30 @@ pub async fn build(
     }
     true
 }
+
+/// The index entry of the file at `path` (a `run:` target) for hover: an open document's
+/// current model wins, then the index, then the file analysed as the index does.
+pub fn entry_for(
+    state: &Arc<Mutex<State>>,
+    session: &Arc<Mutex<Session>>,
+    path: &Path,
+) -> Option<IndexEntry> {
+    {
+        let st = lock(state);
+        let open = st.docs.values().find(|d| {
+            d.path.as_deref().is_some_and(|p| {
+                p == path || std::fs::canonicalize(p).ok().as_deref() == Some(path)
+            })
+        });
+        if let Some(doc) = open
+            && let Some(((version, _), cached)) = &doc.cached
+            && let Some(model) = cached.model.get()
+        {
+            return Some(IndexEntry::of_model(model, index::Stamp::Open(*version)));
+        }
+        if let Some(indexed) = st.index.get(path) {
+            return Some(indexed.entry.clone());
+        }
+    }
+    index_path(session, path).map(|i| i.entry)
+}

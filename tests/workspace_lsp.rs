@@ -213,3 +213,66 @@ fn check_dir_reports_the_same_duplicate_and_skips_ignored_files() {
     assert_eq!(paths, vec!["./a.cwl", "./tools/b.cwl"], "{reported}");
     assert_eq!(dups[0]["line"], 9);
 }
+
+/// A folder added to the workspace (`workspace/didChangeWorkspaceFolders`) joins the index:
+/// its files' names count for the open documents' duplicates; removed, they stop counting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn added_and_removed_folders_join_and_leave_the_index() {
+    let other = folder("added");
+    let lone = Path::new(env!("CARGO_TARGET_TMPDIR")).join("workspace-lone");
+    let _ = std::fs::remove_dir_all(&lone);
+    std::fs::create_dir_all(&lone).unwrap();
+    std::fs::write(lone.join("x.cwl"), tool("x", "echo")).unwrap();
+    let mut client = start(&lone, false).await;
+    let end = client
+        .next_notification("$/progress", WAIT, |p| p["value"]["kind"] == "end")
+        .await;
+    assert!(end.is_some(), "the first index ends");
+    let x = uri(&lone.join("x.cwl"));
+    client.open(&x, &tool("x", "echo")).await;
+    let first = client.diagnostics(&x, None).await.expect("a publish");
+    assert!(duplicates(&first["diagnostics"]).is_empty(), "{first}");
+    client
+        .notify(
+            "workspace/didChangeWorkspaceFolders",
+            json!({"event": {"added": [{"uri": uri(&other), "name": "other"}], "removed": []}}),
+        )
+        .await;
+    let mut seen = Vec::new();
+    for _ in 0..6 {
+        let Some(p) = client.diagnostics(&x, None).await else {
+            break;
+        };
+        seen = duplicates(&p["diagnostics"]);
+        if !seen.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(
+        seen.len(),
+        1,
+        "x.cwl now shares `echo` with the added folder: {seen:?}"
+    );
+    assert!(
+        seen[0]["message"].as_str().unwrap().contains("`a.cwl`"),
+        "{seen:?}"
+    );
+    client
+        .notify(
+            "workspace/didChangeWorkspaceFolders",
+            json!({"event": {"added": [], "removed": [{"uri": uri(&other), "name": "other"}]}}),
+        )
+        .await;
+    let mut cleared = false;
+    for _ in 0..6 {
+        let Some(p) = client.diagnostics(&x, None).await else {
+            break;
+        };
+        if duplicates(&p["diagnostics"]).is_empty() {
+            cleared = true;
+            break;
+        }
+    }
+    assert!(cleared, "the removed folder's names stop counting");
+    client.shutdown().await;
+}

@@ -466,6 +466,49 @@ impl LanguageServer for Backend {
         }
     }
 
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        {
+            let mut session = lock(&self.session);
+            let removed: Vec<PathBuf> = params
+                .event
+                .removed
+                .iter()
+                .filter_map(|f| uri_path(&f.uri))
+                .collect();
+            session.folders.retain(|f| !removed.contains(f));
+            for added in params.event.added.iter().filter_map(|f| uri_path(&f.uri)) {
+                if !session.folders.contains(&added) {
+                    session.folders.push(added);
+                }
+            }
+            // Project-file lookups stop at the folders: look again.
+            session.reload_project_files();
+        }
+        // Open documents' read boundaries follow the folders (one lock at a time).
+        let paths: Vec<(Uri, PathBuf)> = lock(&self.state)
+            .docs
+            .iter()
+            .filter_map(|(u, d)| Some((u.clone(), d.path.clone()?)))
+            .collect();
+        let boundaries: Vec<(Uri, PathBuf)> = {
+            let session = lock(&self.session);
+            paths
+                .into_iter()
+                .map(|(u, p)| (u, session.read_boundary(&p)))
+                .collect()
+        };
+        {
+            let mut st = lock(&self.state);
+            for (uri, boundary) in boundaries {
+                if let Some(doc) = st.docs.get_mut(&uri) {
+                    doc.context.sandbox_root = Some(boundary);
+                }
+            }
+        }
+        self.reanalyse_all();
+        self.reindex();
+    }
+
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         let project = params.changes.iter().any(|c| {
             c.uri

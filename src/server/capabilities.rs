@@ -488,6 +488,15 @@ pub fn server_capabilities(
         }),
         definition_provider: Some(OneOf::Left(true)),
         workspace_symbol_provider: Some(OneOf::Left(true)),
+        // Folders added or removed: their `*.cwl` files join or leave the index, and read
+        // boundaries and project-file lookups follow (`didChangeWorkspaceFolders`).
+        workspace: Some(WorkspaceServerCapabilities {
+            workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: Some(OneOf::Left(true)),
+            }),
+            file_operations: None,
+        }),
         // Pull only for clients that pull (SPEC §6): the others get pushes.
         diagnostic_provider: features.pull_diagnostics.then(|| {
             DiagnosticServerCapabilities::Options(DiagnosticOptions {

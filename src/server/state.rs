@@ -234,10 +234,12 @@ impl State {
         let mut out = model.diagnostics().to_vec();
         let mine = workspace::served_names(model, workspace::Scope::Diagnosed);
         let mut documents = vec![(uri.as_str().to_string(), mine)];
+        // Only documents that serve something can share a name or a schema `$id`: the others
+        // (most of a workspace under `extension`) are not copied on every publish.
         documents.extend(
             self.served
                 .iter()
-                .filter(|(u, _)| *u != uri)
+                .filter(|(u, names)| *u != uri && !names.is_empty())
                 .map(|(u, names)| (u.as_str().to_string(), names.clone())),
         );
         // The files of the workspace that are not open, from the index.
@@ -249,7 +251,7 @@ impl State {
         documents.extend(
             self.index
                 .iter()
-                .filter(|(path, _)| !open.contains(path.as_path()))
+                .filter(|(path, i)| !open.contains(path.as_path()) && !i.entry.names.is_empty())
                 .map(|(_, i)| (i.uri.clone(), i.entry.names.clone())),
         );
         documents[1..].sort_by(|a, b| a.0.cmp(&b.0));

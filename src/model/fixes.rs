@@ -736,21 +736,27 @@ impl<'a, 's> Ctx<'a, 's> {
             }
             let hint = hint?;
             let name = self.fallback_name(process)?;
-            let body = self.yaml.deref(hint.body);
-            let edit = edits::insert_fields(
-                self.text,
-                body,
-                Self::owner_at(&hint),
-                &[("name".to_string(), Value::Scalar(name.clone()))],
-                self.unit,
-            )?;
-            return Some(fix(
-                format!("Name the MCP tool `{name}` in the hint"),
-                vec![edit],
-                true,
-            ));
+            return self.name_in_hint(&hint, name);
         }
         None
+    }
+
+    /// "Name the MCP tool `NAME` in the hint": a `name` field written into `hint` (whose name
+    /// is a fallback), for `name-invalid` and `name-client-compat` alike.
+    fn name_in_hint(&self, hint: &Entry<'a>, name: String) -> Option<Fix> {
+        let body = self.yaml.deref(hint.body);
+        let edit = edits::insert_fields(
+            self.text,
+            body,
+            Self::owner_at(hint),
+            &[("name".to_string(), Value::Scalar(name.clone()))],
+            self.unit,
+        )?;
+        Some(fix(
+            format!("Name the MCP tool `{name}` in the hint"),
+            vec![edit],
+            true,
+        ))
     }
 
     /// A name that function-calling APIs accept (`^[a-zA-Z0-9_-]{1,64}$`): the hint's `name`
@@ -779,19 +785,7 @@ impl<'a, 's> Ctx<'a, 's> {
             }
             let name = client_name(&self.fallback_name(process)?);
             client_compatible(&name).then_some(())?;
-            let body = self.yaml.deref(hint.body);
-            let edit = edits::insert_fields(
-                self.text,
-                body,
-                Self::owner_at(&hint),
-                &[("name".to_string(), Value::Scalar(name.clone()))],
-                self.unit,
-            )?;
-            return Some(fix(
-                format!("Name the MCP tool `{name}` in the hint"),
-                vec![edit],
-                true,
-            ));
+            return self.name_in_hint(&hint, name);
         }
         None
     }

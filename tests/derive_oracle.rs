@@ -803,3 +803,221 @@ fn corpus_derivation_is_total_and_schema_valid() {
     );
     assert!(checked > 600, "only {checked} rejections checked");
 }
+
+/// Why the exporter refused a document that the `cwl2mcp` profile exports: failures of its
+/// loaders that the profile does not model (docs/derivation.md, "Known limits").
+const SALAD: &str = "Schema Salad validation of the CWL document (`Value is a array, but valid \
+                     type for this field is an object`)";
+const REQUIREMENT: &str = "cwl-loader's revalidation of a requirement (invalid fields in \
+                           SchemaDefRequirement / EnvVarRequirement / InitialWorkDirRequirement)";
+const KEYERROR: &str = "cwl-loader's KeyError on a packed `$import: '#…'` of a hint";
+const UPGRADER: &str = "cwl-upgrader's crash on a v1.0 Workflow whose steps `run:` files \
+                        (`'LineCol' object has no attribute 'filename'`)";
+const ENTRY_POINT: &str = "a `run:` to a multi-process `$graph` file without `#fragment` \
+                           (`No entry point provided`)";
+const FILE_DEFAULT: &str = "a File default whose `location` exists outside the read boundary \
+                            (`/etc/ssl/certs/…`): the exporter's result depends on the machine";
+
+/// Documents the exporter rejects at load (or on a machine-dependent default) and the
+/// `cwl2mcp` profile exports, each with the reason.
+const LOAD_DIFFERENCES: &[(&str, &str)] = &[
+    ("Duke-GCB__bespin-cwl/packed/exomeseq.cwl", REQUIREMENT),
+    (
+        "Duke-GCB__bespin-cwl/packed/qiime2-step1-import-demux-paired.cwl",
+        KEYERROR,
+    ),
+    (
+        "Duke-GCB__bespin-cwl/packed/qiime2-step1-import-demux.cwl",
+        KEYERROR,
+    ),
+    (
+        "Duke-GCB__bespin-cwl/packed/qiime2-step2-dada2-paired.cwl",
+        KEYERROR,
+    ),
+    (
+        "Duke-GCB__bespin-cwl/packed/qiime2-step2-dada2.cwl",
+        KEYERROR,
+    ),
+    (
+        "Duke-GCB__bespin-cwl/packed/qiime2-step2-deblur.cwl",
+        KEYERROR,
+    ),
+    (
+        "Duke-GCB__bespin-cwl/packed/qiime2-step3-alpha-analysis.cwl",
+        KEYERROR,
+    ),
+    ("Duke-GCB__bespin-cwl/packed/rnaseq-pt1.cwl", REQUIREMENT),
+    ("EOEPCA__eoap-cwlwrap/current.cwl", SALAD),
+    ("EOEPCA__eoap-cwlwrap/tests/pattern-10/expected.cwl", SALAD),
+    ("EOEPCA__eoap-cwlwrap/tests/pattern-11/expected.cwl", SALAD),
+    ("EOEPCA__eoap-cwlwrap/tests/pattern-2/expected.cwl", SALAD),
+    ("EOEPCA__eoap-cwlwrap/tests/pattern-3/expected.cwl", SALAD),
+    ("EOEPCA__eoap-cwlwrap/tests/pattern-4/expected.cwl", SALAD),
+    ("EOEPCA__eoap-cwlwrap/tests/pattern-5/expected.cwl", SALAD),
+    ("EOEPCA__eoap-cwlwrap/tests/pattern-6/expected.cwl", SALAD),
+    ("EOEPCA__eoap-cwlwrap/tests/pattern-7/expected.cwl", SALAD),
+    ("EOEPCA__eoap-cwlwrap/tests/pattern-8/expected.cwl", SALAD),
+    ("EOEPCA__eoap-cwlwrap/tests/pattern-9/expected.cwl", SALAD),
+    (
+        "EOEPCA__proc-ades/charts/ades/files/cwl/stagein/terradue_stars_t2_latest.cwl",
+        SALAD,
+    ),
+    (
+        "EOEPCA__proc-ades/travis/transational/test.cwl",
+        REQUIREMENT,
+    ),
+    (
+        "NCI-GDC__gdc-dnaseq-cwl/subworkflows/extract/extract_capture_kit.cwl",
+        UPGRADER,
+    ),
+    (
+        "NCI-GDC__gdc-dnaseq-cwl/subworkflows/metrics/amplicon_metrics.cwl",
+        UPGRADER,
+    ),
+    (
+        "NCI-GDC__gdc-dnaseq-cwl/subworkflows/metrics/exome_metrics.cwl",
+        UPGRADER,
+    ),
+    (
+        "NCI-GDC__gdc-dnaseq-cwl/subworkflows/utils/fastq_clean.cwl",
+        UPGRADER,
+    ),
+    (
+        "NCI-GDC__gdc-dnaseq-cwl/subworkflows/utils/merge_fastq_array_workflow.cwl",
+        UPGRADER,
+    ),
+    (
+        "NCI-GDC__gdc-dnaseq-cwl/subworkflows/utils/readgroups_bam_to_readgroups_fastq_lists.cwl",
+        UPGRADER,
+    ),
+    (
+        "NCI-GDC__gdc-dnaseq-cwl/tools/bio_client_download.cwl",
+        FILE_DEFAULT,
+    ),
+    (
+        "common-workflow-language__cwl-utils/src/cwl_utils/testdata/revsort-run-1-packed.cwl",
+        SALAD,
+    ),
+    (
+        "common-workflow-language__cwltool/tests/wf/packed-with-loadlisting.cwl",
+        UPGRADER,
+    ),
+    (
+        "common-workflow-language__cwltool/tests/wf/schemadef-bug-1473.cwl",
+        REQUIREMENT,
+    ),
+    (
+        "kids-first__kf-alignment-workflow/subworkflows/kfdrc_bam_to_gvcf.cwl",
+        UPGRADER,
+    ),
+    (
+        "kids-first__kf-alignment-workflow/subworkflows/kfdrc_process_pe_readslist2.cwl",
+        UPGRADER,
+    ),
+    (
+        "kids-first__kf-alignment-workflow/subworkflows/kfdrc_process_pe_set.cwl",
+        UPGRADER,
+    ),
+    (
+        "kids-first__kf-alignment-workflow/subworkflows/kfdrc_process_se_readslist2.cwl",
+        ENTRY_POINT,
+    ),
+    (
+        "kids-first__kf-alignment-workflow/tools/python_createsequencegroups.cwl",
+        REQUIREMENT,
+    ),
+];
+
+/// The whole-document export as a user runs it (`derive --all --profile cwl2mcp FILE`, from the
+/// corpus root as the recorded runs were), over every file of the recorded runs: `run:` files
+/// followed. Every accepted document gives exactly the recorded `{key: Tool}` map; every
+/// rejected one is refused (exit 1).
+#[test]
+fn corpus_whole_document_exports_match_the_recorded_runs() {
+    use cwl_mcp_lsp::base::project::Layer;
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let runs = shared.join("reference/cwl2mcp-0.1.0-corpus-runs");
+    let corpus = shared.join("corpus/real");
+    if !runs.join("runs.tsv").exists() || !corpus.exists() {
+        println!(
+            "SKIPPED: {} is absent; the whole-document comparison needs ../shared",
+            shared.display()
+        );
+        return;
+    }
+    let corpus = std::fs::canonicalize(&corpus).unwrap();
+    let ours = format!("file://{}", corpus.display());
+    let layer = Layer {
+        profile: Some(Profile::Cwl2mcp),
+        ..Layer::default()
+    };
+    let tsv = std::fs::read_to_string(runs.join("runs.tsv")).unwrap();
+    let known: BTreeMap<&str, &str> = LOAD_DIFFERENCES.iter().copied().collect();
+    let mut known_seen = 0;
+    let (mut accepted, mut rejected, mut with_run) = (0, 0, 0);
+    let mut wrong = Vec::new();
+    for line in tsv.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (rel, status) = (cols[0], cols[1]);
+        let path = corpus.join(rel);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = cwl_mcp_lsp::cli::derive::run_derive_within(
+            path.to_str().unwrap(),
+            true,
+            &layer,
+            std::slice::from_ref(&corpus),
+            &mut out,
+            &mut err,
+        );
+        let err = String::from_utf8_lossy(&err).replace(&ours, "file:///corpus/real");
+        if std::fs::read_to_string(&path).is_ok_and(|t| t.contains("run:")) {
+            with_run += 1;
+        }
+        match status {
+            "ok" => {
+                if code != 0 {
+                    wrong.push(format!("{rel}: recorded ok, refused: {err}"));
+                    continue;
+                }
+                let got: Value = serde_json::from_str(
+                    &String::from_utf8_lossy(&out).replace(&ours, "file:///corpus/real"),
+                )
+                .unwrap();
+                let want = read_json(&runs.join(format!("{rel}.export.json")));
+                match first_difference("", &got, &want) {
+                    None => accepted += 1,
+                    Some(d) => wrong.push(format!("{rel}: {d}")),
+                }
+            }
+            _ => {
+                if code == 0 && known.contains_key(rel) {
+                    known_seen += 1;
+                } else if code == 0 {
+                    wrong.push(format!(
+                        "{rel}: recorded {status} ({} at {}: {}), exported",
+                        cols[2], cols[3], cols[4]
+                    ));
+                } else {
+                    rejected += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "corpus whole-document exports: {accepted} accepted alike, {rejected} rejected alike, \
+         {known_seen} known load differences, {} differ ({with_run} files have `run:`)",
+        wrong.len()
+    );
+    // A known difference that is gone is news too: the list must shrink with it.
+    assert_eq!(
+        known_seen,
+        known.len(),
+        "a known load difference no longer differs"
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} differences:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}

@@ -234,3 +234,111 @@ async fn a_baseline_client_gets_locations_and_no_tooltips() {
     assert_eq!(def["result"]["range"]["start"]["line"], 0);
     client.shutdown().await;
 }
+
+/// A workflow with an `$import`ed type list and a `run:` to a file that does not exist.
+const IMPORTING: &str = "cwlVersion: v1.2\nclass: Workflow\nid: main\n$namespaces:\n  \
+mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    name: importing\n\
+requirements:\n  SchemaDefRequirement:\n    types:\n    - $import: types.yml\n\
+inputs: {}\noutputs: {}\nsteps:\n  s:\n    run: gone.cwl\n    in: {}\n    out: []\n";
+
+/// `$import` links and definitions, and `run-target-missing` over the protocol, in `check`
+/// and in `tools-list`, at the same place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn imports_and_missing_run_targets_alike_in_the_editor_and_the_cli() {
+    let root = folder("imports");
+    std::fs::write(
+        root.join("types.yml"),
+        "- name: Mode\n  type: enum\n  symbols: [a, b]\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("importing.cwl"), IMPORTING).unwrap();
+    let mut client = start(&root, json!({"publishDiagnostics": {}})).await;
+    let doc_uri = uri(&root.join("importing.cwl"));
+    client.open(&doc_uri, IMPORTING).await;
+    let doc = json!({"uri": doc_uri});
+    let links = client
+        .request("textDocument/documentLink", json!({"textDocument": doc}))
+        .await;
+    let targets: Vec<&str> = links["result"]
+        .as_array()
+        .expect("links")
+        .iter()
+        .map(|l| l["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(targets, [uri(&root.join("types.yml"))], "{links}");
+    let def = client
+        .request(
+            "textDocument/definition",
+            json!({"textDocument": doc, "position": at(IMPORTING, "types.yml")}),
+        )
+        .await;
+    assert_eq!(def["result"]["uri"], uri(&root.join("types.yml")), "{def}");
+    let missing = |diags: &Value| -> Vec<(u64, u64, String)> {
+        diags
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["code"] == "run-target-missing")
+            .map(|d| {
+                (
+                    d["range"]["start"]["line"].as_u64().unwrap(),
+                    d["range"]["start"]["character"].as_u64().unwrap(),
+                    d["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let mut pushed = Vec::new();
+    for _ in 0..5 {
+        let Some(p) = client.diagnostics(&doc_uri, None).await else {
+            break;
+        };
+        pushed = missing(&p["diagnostics"]);
+        if !pushed.is_empty() {
+            break;
+        }
+    }
+    let line = IMPORTING[..IMPORTING.find("gone.cwl").unwrap()]
+        .lines()
+        .count() as u64
+        - 1;
+    assert_eq!(
+        pushed,
+        [(
+            line,
+            9,
+            "the `run:` target cannot be found: `gone.cwl` does not exist".to_string()
+        )]
+    );
+    client.shutdown().await;
+    // The CLI: the same finding at the same place (1-based), and the Tool refused.
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cwl-mcp-lsp"))
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let expected = format!(
+        "importing.cwl:{}:10: error[run-target-missing]: {}",
+        line + 1,
+        pushed[0].2
+    );
+    let (code, out, _) = cli(&["check", "--min-severity", "error", "importing.cwl"]);
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().collect::<Vec<_>>(), [expected.as_str()]);
+    let (code, out, err) = cli(&["tools-list", "importing.cwl"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains(&format!(
+            "importing.cwl:{}:10: error[run-target-missing]",
+            line + 1
+        )),
+        "{err}"
+    );
+}

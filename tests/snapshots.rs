@@ -34,6 +34,7 @@ fn derived_tool_of_the_example_in_both_profiles() {
             context.clone(),
         ),
         None,
+        &[],
     )
     .unwrap();
     insta::assert_json_snapshot!("echo-region.extension", tool);
@@ -45,6 +46,7 @@ fn derived_tool_of_the_example_in_both_profiles() {
             context.clone(),
         ),
         None,
+        &[],
     )
     .unwrap_err();
     insta::assert_snapshot!("echo-region.cwl2mcp-refused", refused.to_string());

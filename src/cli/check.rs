@@ -74,9 +74,10 @@ pub fn check_files_with_policy(
     let mut models: Vec<(String, Model, CheckPolicy)> = Vec::new();
     let mut reported = Vec::new();
     let mut errors = Vec::new();
-    for file in files {
+    let loaded = super::par_map(files, |file| load_with_policy(file, roots, cli));
+    for (file, loaded) in files.iter().zip(loaded) {
         let display = file.display().to_string();
-        match load_with_policy(file, roots, cli) {
+        match loaded {
             Ok((model, policy)) => models.push((display, model, policy)),
             Err(LoadError::Io(e)) => errors.push(e),
             Err(LoadError::NotUtf8(at)) => reported.push((
@@ -94,20 +95,20 @@ pub fn check_files_with_policy(
             )),
         }
     }
-    let served: Vec<(String, Vec<ServedName>)> = models
-        .iter()
-        .map(|(display, m, _)| {
-            (
-                display.clone(),
-                workspace::served_names(m, workspace::Scope::Diagnosed),
-            )
-        })
-        .collect();
+    let served: Vec<(String, Vec<ServedName>)> = super::par_map(&models, |(display, m, _)| {
+        (
+            display.clone(),
+            workspace::served_names(m, workspace::Scope::Diagnosed),
+        )
+    });
+    // Under `cwl2mcp`, the files reached through `run:` fail a document whose export they fail.
+    let mut reached = crate::model::linked::DiskMemo::default();
     for (i, (display, model, policy)) in models.iter().enumerate() {
         let mut all = model.diagnostics().to_vec();
         all.extend(
             workspace::across(i, &served)
                 .into_iter()
+                .chain(reached.diagnostics(model))
                 .filter(|d| crate::model::analysis::reported(&model.settings, d.code)),
         );
         sort(&mut all);

@@ -51,6 +51,26 @@ fn report_refusal(doc: &Loaded, key: Option<&str>, refusal: &Refusal, err: &mut 
     }
 }
 
+/// The errors the files reached through `run:` give `model` (`cwl2mcp`: [`linked`]); they
+/// refuse its Tools as a missing `run:` target does.
+///
+/// [`linked`]: crate::model::linked
+fn linked_errors(
+    model: &Model,
+    reached: &[crate::model::linked::Reached<Model>],
+) -> Vec<crate::base::Diagnostic> {
+    let summaries: Vec<_> = reached
+        .iter()
+        .map(|r| crate::model::linked::Reached {
+            path: r.path.clone(),
+            via: r.via.clone(),
+            direct: r.direct,
+            value: r.value.export_failures().to_vec(),
+        })
+        .collect();
+    crate::model::linked::diagnostics(model, &summaries, crate::model::linked::file_uri)
+}
+
 /// `derive FILE[#ID]` (or `--all`): prints a Tool, or `{key: Tool}`; returns the exit code.
 pub fn run_derive(
     target: &str,
@@ -59,12 +79,35 @@ pub fn run_derive(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let file = match target.rsplit_once('#') {
+        Some((f, _)) if !f.is_empty() => f,
+        _ => target,
+    };
+    run_derive_within(
+        target,
+        all,
+        cli,
+        &read_roots(&[PathBuf::from(file)]),
+        out,
+        err,
+    )
+}
+
+/// [`run_derive`] with the read roots given (SPEC §9: the current directory and the path, for
+/// the command line).
+pub fn run_derive_within(
+    target: &str,
+    all: bool,
+    cli: &Layer,
+    roots: &[PathBuf],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let (file, selector) = match target.rsplit_once('#') {
         Some((f, id)) if !f.is_empty() => (f, Some(id)),
         _ => (target, None),
     };
-    let given = [PathBuf::from(file)];
-    let doc = match open(Path::new(file), &read_roots(&given), cli) {
+    let doc = match open(Path::new(file), roots, cli) {
         Ok(d) => d,
         Err(e) => {
             let _ = writeln!(err, "cwl-mcp-lsp: {e}");
@@ -93,6 +136,14 @@ pub fn run_derive(
         }
         return 1;
     }
+    // Under `cwl2mcp` the export is the whole document's, with the files its steps `run:`
+    // (SPEC §10): one that fails fails it.
+    let reached = if model.settings.profile == crate::base::Profile::Cwl2mcp {
+        crate::model::linked::models_from_disk(model)
+    } else {
+        Vec::new()
+    };
+    let linked = linked_errors(model, &reached);
     let requested: Vec<&ToolEntry> = match (selector, all) {
         (Some(id), _) => {
             let found: Vec<&ToolEntry> =
@@ -120,7 +171,7 @@ pub fn run_derive(
     let mut tools = Vec::new();
     let mut refused = false;
     for entry in &requested {
-        match model.current_tool(entry) {
+        match model.current_tool_with(entry, &linked) {
             Ok(tool) => tools.push((model.selector(entry), tool.clone())),
             Err(refusal) => {
                 report_refusal(&doc, Some(&entry.key), &refusal, err);
@@ -132,6 +183,19 @@ pub fn run_derive(
         return 1;
     }
     let single = selector.is_some() || (!all && !graph);
+    if !single {
+        for r in &reached {
+            for entry in r.value.entries() {
+                let key = r.value.selector(entry);
+                if tools.iter().any(|(k, _)| *k == key) {
+                    continue;
+                }
+                if let Ok(tool) = r.value.current_tool(entry) {
+                    tools.push((key, tool.clone()));
+                }
+            }
+        }
+    }
     let value = if single {
         tools.swap_remove(0).1
     } else {
@@ -184,12 +248,39 @@ pub fn run_tools_list(
     let roots = read_roots(paths);
     let mut code = 0;
     let mut docs = Vec::new();
-    for file in &files {
-        match open(file, &roots, cli) {
+    for opened in super::par_map(&files, |file| open(file, &roots, cli)) {
+        match opened {
             Ok(d) => docs.push(d),
             Err(e) => {
                 let _ = writeln!(err, "cwl-mcp-lsp: {e}");
                 code = 2;
+            }
+        }
+    }
+    // Under `cwl2mcp` a document's export holds the files its steps `run:` (SPEC §10): they
+    // are served with it (each file once), and one that fails fails the document.
+    let mut linked: Vec<Vec<crate::base::Diagnostic>> = vec![Vec::new(); docs.len()];
+    let mut paths: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
+        .collect();
+    let given = docs.len();
+    for i in 0..given {
+        if docs[i].model.settings.profile != crate::base::Profile::Cwl2mcp {
+            continue;
+        }
+        let reached = crate::model::linked::models_from_disk(&docs[i].model);
+        linked[i] = linked_errors(&docs[i].model, &reached);
+        if !linked[i].is_empty() {
+            // The export fails whole: nothing of it is served.
+            continue;
+        }
+        for r in reached {
+            if paths.insert(r.path.clone()) {
+                docs.push(Loaded {
+                    display: super::shown(&r.path),
+                    model: r.value,
+                });
             }
         }
     }
@@ -224,8 +315,10 @@ pub fn run_tools_list(
             code = code.max(1);
         }
         let mut seen_syntax = false;
+        let no_links = Vec::new();
+        let linked = linked.get(i).unwrap_or(&no_links);
         for entry in model.served() {
-            match model.current_tool(entry) {
+            match model.current_tool_with(entry, linked) {
                 Ok(tool) => tools_out.push(tool.clone()),
                 Err(refusal) => {
                     if matches!(refusal, Refusal::Syntax(_)) {

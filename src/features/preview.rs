@@ -5,6 +5,7 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::base::Diagnostic;
 use crate::derive::view::sorted;
 use crate::model::{Model, Refusal};
 
@@ -31,8 +32,8 @@ pub fn process_key_at(model: &Model, offset: usize) -> Option<String> {
 }
 
 /// The lens title for one entry: the name when the Tool is derived, else why it is not.
-pub fn lens_title(model: &Model, entry: &crate::model::ToolEntry) -> String {
-    match model.current_tool(entry) {
+pub fn lens_title(model: &Model, entry: &crate::model::ToolEntry, linked: &[Diagnostic]) -> String {
+    match model.current_tool_with(entry, linked) {
         Ok(tool) => format!(
             "MCP Tool: {}",
             tool.get("name").and_then(Value::as_str).unwrap_or("?")
@@ -51,14 +52,15 @@ pub fn lens_title(model: &Model, entry: &crate::model::ToolEntry) -> String {
 }
 
 /// One lens above each Tool the document serves (SPEC §10): at the hint, or at the process's
-/// `class` when it has none.
-pub fn code_lenses(model: &Model) -> Vec<Lens> {
+/// `class` when it has none. `linked`: the document's errors from other files
+/// ([`Model::current_tool_with`]).
+pub fn code_lenses(model: &Model, linked: &[Diagnostic]) -> Vec<Lens> {
     model
         .served()
         .into_iter()
         .map(|e| Lens {
             span: e.anchor.clone(),
-            title: lens_title(model, e),
+            title: lens_title(model, e, linked),
             key: model.selector(e),
         })
         .collect()
@@ -66,9 +68,9 @@ pub fn code_lenses(model: &Model) -> Vec<Lens> {
 
 /// The derived Tool of the process `key` (any process key or id; `None`: the document's root
 /// process, or `main` / the first item of a `$graph`), with sorted keys.
-pub fn preview(model: &Model, key: Option<&str>) -> Result<Value, Refusal> {
+pub fn preview(model: &Model, key: Option<&str>, linked: &[Diagnostic]) -> Result<Value, Refusal> {
     let entry = model.select(key)?;
-    model.current_tool(entry).map(sorted)
+    model.current_tool_with(entry, linked).map(sorted)
 }
 
 #[cfg(test)]
@@ -94,18 +96,18 @@ mod tests {
     #[test]
     fn preview_lens_and_key_agree_with_derivation() {
         let m = model(DOC, Profile::Extension);
-        let tool = preview(&m, None).unwrap();
+        let tool = preview(&m, None, &[]).unwrap();
         assert_eq!(tool["name"], "echo_region");
         assert_eq!(tool["title"], "Echo");
-        assert_eq!(preview(&m, Some("echo-region")).unwrap(), tool);
-        let lenses = code_lenses(&m);
+        assert_eq!(preview(&m, Some("echo-region"), &[]).unwrap(), tool);
+        let lenses = code_lenses(&m, &[]);
         assert_eq!(lenses.len(), 1);
         assert_eq!(lenses[0].title, "MCP Tool: echo_region");
         assert_eq!(&DOC[lenses[0].span.clone()], "mcp:Tool");
         let at = DOC.find("title").unwrap();
         assert_eq!(process_key_at(&m, at).as_deref(), Some("echo-region"));
         assert!(matches!(
-            preview(&m, Some("nope")),
+            preview(&m, Some("nope"), &[]),
             Err(Refusal::NoProcess(_))
         ));
     }
@@ -113,20 +115,20 @@ mod tests {
     #[test]
     fn refused_tools_explain_why() {
         let m = model(DOC, Profile::Cwl2mcp);
-        let text = preview(&m, None).unwrap_err().to_string();
+        let text = preview(&m, None, &[]).unwrap_err().to_string();
         assert!(text.contains("name"), "{text}");
         assert!(text.contains("line 7"), "{text}");
-        assert!(code_lenses(&m)[0].title.contains("cannot be derived"));
+        assert!(code_lenses(&m, &[])[0].title.contains("cannot be derived"));
     }
 
     #[test]
     fn broken_yaml_gives_no_current_tool() {
         let broken = DOC.replace("title: Echo", "title: [Echo");
         let m = model(&broken, Profile::Extension);
-        let err = preview(&m, None).unwrap_err();
+        let err = preview(&m, None, &[]).unwrap_err();
         assert!(matches!(err, Refusal::Syntax(_)), "{err:?}");
         assert!(err.to_string().contains("yaml-syntax"), "{err}");
-        for lens in code_lenses(&m) {
+        for lens in code_lenses(&m, &[]) {
             assert!(lens.title.contains("cannot be derived"), "{}", lens.title);
         }
     }

@@ -73,6 +73,8 @@ mod tests {
                 })
                 .collect(),
             references: vec![],
+            run_files: vec![],
+            failures: vec![],
         }
     }
 

@@ -94,6 +94,11 @@ pub struct IndexEntry {
     pub tools: Vec<IndexedTool>,
     /// Its `run:`, `$import` and `$include` references.
     pub references: Vec<Reference>,
+    /// The local files its steps `run:` (canonical paths; [`Model::run_files`]).
+    pub run_files: Vec<PathBuf>,
+    /// Under `cwl2mcp`, why its whole-document export fails ([`Model::export_failures`]):
+    /// a document that `run:`s it fails too. Empty under `extension`.
+    pub failures: Vec<super::linked::Failure>,
 }
 
 impl IndexEntry {
@@ -120,6 +125,8 @@ impl IndexEntry {
             names: served_names(model, Scope::Diagnosed),
             tools,
             references: model.references(),
+            run_files: model.run_files().iter().map(|(_, p)| p.clone()).collect(),
+            failures: model.export_failures().to_vec(),
         }
     }
 

@@ -29,6 +29,7 @@ pub mod edits;
 pub mod effective;
 pub mod fixes;
 pub mod index;
+pub mod linked;
 pub mod links;
 #[cfg(test)]
 mod links_tests;
@@ -63,6 +64,9 @@ pub struct Model {
     pub(crate) validation: crate::hint::validate::Validation,
     diagnostics: Vec<Diagnostic>,
     fixes: OnceLock<Vec<fixes::Fix>>,
+    /// The local files the steps `run:` and why the `cwl2mcp` export fails, on first use.
+    run_files: OnceLock<Vec<(crate::cwl::refs::Reference, std::path::PathBuf)>>,
+    export_failures: OnceLock<Vec<linked::Failure>>,
 }
 
 /// Why no Tool is presented as the current one.
@@ -140,6 +144,8 @@ impl Model {
             validation,
             diagnostics: Vec::new(),
             fixes: OnceLock::new(),
+            run_files: OnceLock::new(),
+            export_failures: OnceLock::new(),
         };
         model.diagnostics = analysis::diagnostics(&model);
         model
@@ -262,6 +268,17 @@ impl Model {
     /// The Tool this text gives for `entry`, as `derive` prints it and the preview shows it, or
     /// why there is none: broken YAML refuses every Tool, then any blocking problem.
     pub fn current_tool<'m>(&'m self, entry: &'m ToolEntry) -> Result<&'m Value, Refusal> {
+        self.current_tool_with(entry, &[])
+    }
+
+    /// [`Model::current_tool`] with the document's errors that come from other files
+    /// (`linked`: a `run:` file whose `cwl2mcp` export fails), which fail the whole document
+    /// as a missing `run:` target does.
+    pub fn current_tool_with<'m>(
+        &'m self,
+        entry: &'m ToolEntry,
+        linked: &[Diagnostic],
+    ) -> Result<&'m Value, Refusal> {
         if self.syntax_broken() {
             return Err(Refusal::Syntax(
                 self.yaml()
@@ -277,6 +294,7 @@ impl Model {
             .diagnostics
             .iter()
             .filter(|d| d.code == Code::RunTargetMissing)
+            .chain(linked)
             .map(|d| self.reason(d.span.start, d.code, &d.message))
             .collect();
         if !missing.is_empty() {
@@ -325,6 +343,16 @@ impl Model {
             .lines
             .position(offset, crate::document::Encoding::Chars)
             .line
+    }
+
+    /// The local files the document's steps `run:` ([`linked::run_files`]), once.
+    pub fn run_files(&self) -> &[(crate::cwl::refs::Reference, std::path::PathBuf)] {
+        self.run_files.get_or_init(|| linked::run_files(self))
+    }
+
+    /// Why the document's `cwl2mcp` export fails ([`linked::failures`]), once.
+    pub fn export_failures(&self) -> &[linked::Failure] {
+        self.export_failures.get_or_init(|| linked::failures(self))
     }
 
     /// The quick fixes of every diagnostic of the document, computed on first use.

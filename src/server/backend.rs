@@ -359,15 +359,22 @@ impl LanguageServer for Backend {
             uri: doc.uri.as_str().to_string(),
             ..context
         };
-        lock(&self.state).docs.insert(
-            doc.uri.clone(),
-            OpenDocument {
-                document: Document::new(doc.text, doc.version),
-                context,
-                path,
-                cached: None,
-            },
-        );
+        let real = path.as_deref().and_then(|p| std::fs::canonicalize(p).ok());
+        {
+            let mut st = lock(&self.state);
+            if let Some(real) = real {
+                st.by_path.insert(real, doc.uri.clone());
+            }
+            st.docs.insert(
+                doc.uri.clone(),
+                OpenDocument {
+                    document: Document::new(doc.text, doc.version),
+                    context,
+                    path,
+                    cached: None,
+                },
+            );
+        }
         self.start_worker();
         self.mark_dirty(doc.uri);
     }
@@ -417,6 +424,10 @@ impl LanguageServer for Backend {
         let affected = {
             let mut st = lock(&self.state);
             st.docs.remove(&uri);
+            st.by_path.retain(|_, u| *u != uri);
+            for roots in st.reached_by.values_mut() {
+                roots.remove(&uri);
+            }
             st.dirty.remove(&uri);
             st.published.remove(&uri);
             // Its names no longer count; documents that shared one are re-checked.
@@ -772,7 +783,11 @@ impl LanguageServer for Backend {
             .and_then(|v| v.as_str())
             .map(str::to_string);
         let model = self.model(&uri).await?.model;
-        let answer = guarded("preview", move || preview::preview(&model, key.as_deref())).await?;
+        let linked = lock(&self.state).linked(&uri, &model);
+        let answer = guarded("preview", move || {
+            preview::preview(&model, key.as_deref(), &linked)
+        })
+        .await?;
         match answer {
             Ok(tool) => Ok(Some(tool)),
             Err(e) => Err(Error {
@@ -788,7 +803,8 @@ impl LanguageServer for Backend {
         let model = self.model(&uri).await?.model;
         let encoding = self.encoding();
         let lines = model.snapshot.lines.clone();
-        let lenses = guarded("code lenses", move || preview::code_lenses(&model)).await?;
+        let linked = lock(&self.state).linked(&uri, &model);
+        let lenses = guarded("code lenses", move || preview::code_lenses(&model, &linked)).await?;
         Ok(Some(
             lenses
                 .into_iter()

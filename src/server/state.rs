@@ -13,6 +13,7 @@ use crate::document::{Document, Snapshot};
 use crate::model::Model;
 use crate::model::analysis::sort;
 use crate::model::index::IndexEntry;
+use crate::model::linked;
 use crate::model::workspace::{self, ServedName};
 
 /// The model of one version of a document under one settings generation, built once by
@@ -52,6 +53,12 @@ pub struct State {
     pub index: HashMap<PathBuf, Indexed>,
     /// Bumped by every index build: a build that is no longer the latest stops.
     pub index_build: u64,
+    /// The open documents by canonical path (the files `run:` reaches are looked up here).
+    pub by_path: HashMap<PathBuf, Uri>,
+    /// The open documents whose `cwl2mcp` export was last seen to reach each file (recorded by
+    /// [`State::linked`]): re-published when that file changes. May hold stale entries (a
+    /// spurious re-publish, never a missed one).
+    pub reached_by: HashMap<PathBuf, HashSet<Uri>>,
 }
 
 /// One file of the workspace index, with the URI its diagnostics and related places use.
@@ -131,6 +138,20 @@ impl State {
     /// Records the names `uri` serves; returns the other documents whose cross-document
     /// diagnostics may change (they shared an old or a new name).
     pub fn set_served(&mut self, uri: &Uri, key: (i32, u64), names: Vec<ServedName>) -> Vec<Uri> {
+        let reaching = self
+            .docs
+            .get(uri)
+            .and_then(|d| d.path.clone())
+            .map(|p| self.reaching(uri, &p))
+            .unwrap_or_default();
+        let mut out = self.set_served_names(uri, key, names);
+        out.extend(reaching);
+        out.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        out.dedup();
+        out
+    }
+
+    fn set_served_names(&mut self, uri: &Uri, key: (i32, u64), names: Vec<ServedName>) -> Vec<Uri> {
         self.served_at.insert(uri.clone(), key);
         let old = self
             .served
@@ -187,8 +208,69 @@ impl State {
             })
             .map(|(u, _)| u.clone())
             .collect();
+        if let Some(uri) = &uri {
+            out.extend(self.reaching(uri, &path));
+        }
         out.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        out.dedup();
         out
+    }
+
+    /// The files `model` reaches through `run:` (SPEC §10), from the open documents and the
+    /// index (nothing is read under the lock): what [`linked::diagnostics`] needs of each.
+    ///
+    /// [`linked::diagnostics`]: crate::model::linked::diagnostics
+    fn reached(&self, model: &Model) -> Vec<linked::Reached<Vec<linked::Failure>>> {
+        linked::reach(model, |p| {
+            let open = self.by_path.get(p).and_then(|u| self.docs.get(u));
+            if let Some(m) = open
+                .and_then(|d| d.cached.as_ref())
+                .and_then(|(_, c)| c.model.get())
+            {
+                let files = m.run_files().iter().map(|(_, f)| f.clone()).collect();
+                return Some((m.export_failures().to_vec(), files));
+            }
+            self.index
+                .get(p)
+                .map(|i| (i.entry.failures.clone(), i.entry.run_files.clone()))
+        })
+    }
+
+    /// The errors the files `model` reaches through `run:` give it under `cwl2mcp`
+    /// ([`linked::diagnostics`]), as every surface shows them: diagnostics, the preview and
+    /// the lenses.
+    pub fn linked(&mut self, uri: &Uri, model: &Model) -> Vec<Diagnostic> {
+        if model.settings.profile != crate::base::Profile::Cwl2mcp {
+            return Vec::new();
+        }
+        let reached = self.reached(model);
+        for r in &reached {
+            self.reached_by
+                .entry(r.path.clone())
+                .or_default()
+                .insert(uri.clone());
+        }
+        linked::diagnostics(model, &reached, |p| {
+            Uri::from_file_path(p)
+                .map(|u| u.as_str().to_string())
+                .unwrap_or_default()
+        })
+        .into_iter()
+        .filter(|d| crate::model::analysis::reported(&model.settings, d.code))
+        .collect()
+    }
+
+    /// The open documents other than `uri` whose `cwl2mcp` export reaches `path` through
+    /// `run:`: their diagnostics follow that file.
+    fn reaching(&self, uri: &Uri, path: &std::path::Path) -> Vec<Uri> {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.reached_by
+            .get(&path)
+            .into_iter()
+            .flatten()
+            .filter(|u| *u != uri && self.docs.contains_key(*u))
+            .cloned()
+            .collect()
     }
 
     /// Forgets `uri`'s names; returns the documents that shared one.
@@ -226,7 +308,7 @@ impl State {
     /// own, the cross-document ones over the open documents, and a malformed `cwl-mcp.toml`
     /// that governs it.
     pub fn diagnostics(
-        &self,
+        &mut self,
         uri: &Uri,
         model: &Model,
         config_error: Option<&ConfigError>,
@@ -260,6 +342,8 @@ impl State {
                 .into_iter()
                 .filter(|d| crate::model::analysis::reported(&model.settings, d.code)),
         );
+        // Under `cwl2mcp`, a `run:` file whose export fails fails this document's.
+        out.extend(self.linked(uri, model));
         if let Some(e) = config_error {
             let text = model.text();
             let end = text.find('\n').unwrap_or(text.len());

@@ -1589,4 +1589,49 @@ steps:
     out: []
 "#,
     );
+    // Flow-form `hints`, and a `hints` that shares its line with the step's `-`: no fix.
+    check_no_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  a:
+    hints: [{class: mcp:T$0ool, name: step_a}]
+    run:
+      class: CommandLineTool
+      inputs: {}
+      outputs: []
+    in: {}
+    out: []
+"#,
+    );
+    check_no_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  - hints:
+      mcp:T$0ool:
+        name: step_a
+    id: a
+    run:
+      class: CommandLineTool
+      inputs: {}
+      outputs: []
+    in: {}
+    out: []
+"#,
+    );
 }

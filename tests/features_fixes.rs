@@ -495,3 +495,35 @@ fn no_fix_outside_the_diagnostics_range() {
         .is_empty()
     );
 }
+
+/// A workflow whose step carries the complete hint (`BODY`, re-indented under the step).
+fn workflow_with_step_hint(run: &str) -> String {
+    let body: String = BODY.lines().map(|l| format!("    {l}\n")).collect();
+    format!(
+        "cwlVersion: v1.2\nclass: Workflow\nid: wf\nlabel: A workflow\n{}inputs: []\noutputs: []\nsteps:\n  echo:\n    hints:\n      mcp:Tool:\n{body}{run}    in: {{}}\n    out: []\n",
+        namespaces()
+    )
+}
+
+#[test]
+fn move_a_step_hint_into_the_inline_process_in_both_profiles_and_with_crlf() {
+    let run = "    run:\n      class: CommandLineTool\n      label: Echo\n      doc: Echoes.\n      baseCommand: echo\n      inputs: []\n      outputs: []\n";
+    let text = workflow_with_step_hint(run);
+    let body: String = BODY.lines().map(|l| format!("      {l}\n")).collect();
+    let expected = format!(
+        "cwlVersion: v1.2\nclass: Workflow\nid: wf\nlabel: A workflow\n{}inputs: []\noutputs: []\nsteps:\n  echo:\n    run:\n      class: CommandLineTool\n      hints:\n        mcp:Tool:\n{body}      label: Echo\n      doc: Echoes.\n      baseCommand: echo\n      inputs: []\n      outputs: []\n    in: {{}}\n    out: []\n",
+        namespaces()
+    );
+    for profile in [Profile::Extension, Profile::Cwl2mcp] {
+        let fixed = fix(
+            &text,
+            profile,
+            "hint-on-step",
+            "Move the MCP Tool hint into",
+        );
+        assert_eq!(fixed, expected);
+    }
+    let crlf = text.replace('\n', "\r\n");
+    let fixed = fix(&crlf, Profile::Extension, "hint-on-step", "Move");
+    assert_eq!(fixed, expected.replace('\n', "\r\n"));
+}

@@ -289,3 +289,96 @@ async fn edits_settings_and_kinds_over_the_protocol() {
         .await;
     assert_eq!(response["result"], json!([]));
 }
+
+/// Applies LSP text edits (ASCII text: UTF-16 columns are bytes) to `text`.
+fn apply_lsp_edits(text: &str, edits: &Value) -> String {
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let offset = |p: &Value| {
+        starts[p["line"].as_u64().unwrap() as usize] + p["character"].as_u64().unwrap() as usize
+    };
+    let mut edits: Vec<(usize, usize, String)> = edits
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_string();
+    for (start, end, new) in edits {
+        out.replace_range(start..end, &new);
+    }
+    out
+}
+
+async fn pull(client: &mut LspClient, uri: &str) -> Vec<Value> {
+    let response = client
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    response["result"]["items"].as_array().unwrap().clone()
+}
+
+/// `hint-on-step` over the protocol: the diagnostic, its quick fix moving the hint into the
+/// step's inline `run:` process, and the document after it has no `hint-on-step` left.
+#[tokio::test]
+async fn the_hint_on_step_fix_over_the_protocol() {
+    let mut client = LspClient::in_process();
+    client
+        .initialize_with(editor_capabilities(), json!({}))
+        .await;
+    let uri = "file:///tmp/cwl-mcp-e2e/wf.cwl";
+    let text = "cwlVersion: v1.2\nclass: Workflow\nid: wf\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\ninputs: []\noutputs: []\nsteps:\n  echo:\n    hints:\n      - class: mcp:Tool\n        name: echo_step\n    run:\n      class: CommandLineTool\n      baseCommand: echo\n      inputs: []\n      outputs: []\n    in: {}\n    out: []\n";
+    client.open(uri, text).await;
+    let diagnostics = pull(&mut client, uri).await;
+    let on_step = diagnostics
+        .iter()
+        .find(|d| d["code"] == "hint-on-step")
+        .expect("hint-on-step")
+        .clone();
+    assert_eq!(
+        on_step["range"],
+        json!({"start": {"line": 10, "character": 15}, "end": {"line": 10, "character": 23}})
+    );
+    let response = client
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": on_step["range"],
+                   "context": {"diagnostics": [on_step.clone()]}}),
+        )
+        .await;
+    let actions = response["result"].as_array().expect("actions");
+    let action = actions
+        .iter()
+        .find(|a| a["title"] == "Move the MCP Tool hint into the step's `run:` process")
+        .unwrap_or_else(|| panic!("the move: {actions:?}"));
+    assert_eq!(action["kind"], "quickfix");
+    assert_eq!(action["isPreferred"], true);
+    assert_eq!(action["diagnostics"], json!([on_step]));
+    let fixed = apply_lsp_edits(text, &action["edit"]["changes"][uri]);
+    assert_eq!(
+        fixed,
+        "cwlVersion: v1.2\nclass: Workflow\nid: wf\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\ninputs: []\noutputs: []\nsteps:\n  echo:\n    run:\n      class: CommandLineTool\n      hints:\n        - class: mcp:Tool\n          name: echo_step\n      baseCommand: echo\n      inputs: []\n      outputs: []\n    in: {}\n    out: []\n"
+    );
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 2},
+                   "contentChanges": [{"text": fixed}]}),
+        )
+        .await;
+    let after = pull(&mut client, uri).await;
+    assert!(
+        after.iter().all(|d| d["code"] != "hint-on-step"),
+        "{after:?}"
+    );
+}

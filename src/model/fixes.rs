@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use crate::base::settings::Settings;
 use crate::base::{Code, Diagnostic, DocumentContext, Edit};
+use crate::cwl::refs;
 use crate::cwl::{CwlView, EXTENSION_NS, Entry, Process};
 use crate::document::outline::{self, Line};
 use crate::document::yaml::{Kind, Node, Resolved, Style, YamlDoc};
@@ -83,6 +84,15 @@ fn merge_touching(mut edits: Vec<Edit>) -> Vec<Edit> {
     out
 }
 
+/// Whether no two edits overlap.
+fn disjoint(edits: &[Edit]) -> bool {
+    !edits.iter().enumerate().any(|(i, a)| {
+        edits[i + 1..]
+            .iter()
+            .any(|b| a.span.start < b.span.end && b.span.start < a.span.end)
+    })
+}
+
 fn fix(title: impl Into<String>, edits: Vec<Edit>, preferred: bool) -> Fix {
     Fix {
         title: title.into(),
@@ -118,6 +128,7 @@ impl<'a, 's> Ctx<'a, 's> {
             Code::NamespaceMismatch => self.correct_namespace(d),
             Code::HintBareClass => self.prefix_bare_class(d),
             Code::HintInRequirements => self.move_to_hints(d).into_iter().collect(),
+            Code::HintOnStep => self.move_from_step(d).into_iter().collect(),
             Code::MissingField => self.add_missing(d).into_iter().collect(),
             Code::NameInvalid => self.normalize_invalid_name(d).into_iter().collect(),
             Code::AnnotationsClass => self.rename_annotations_class(d).into_iter().collect(),
@@ -348,40 +359,12 @@ impl<'a, 's> Ctx<'a, 's> {
         } else {
             entry_start..entry_end
         };
-        // Text inserted at the start of a line ends with a line break instead of starting
-        // with one.
-        let at_line_start = |rendered: String| {
-            let body = rendered.strip_prefix(nl).unwrap_or(&rendered).to_string();
-            format!("{body}{nl}")
-        };
         let hints_pair = process.node.entry("hints");
         let hints = hints_pair.map(|p| self.yaml.deref(&p.value));
         let mut edits = Vec::new();
         match hints.map(|h| &h.kind) {
-            Some(Kind::Seq { items, flow: false }) if !items.is_empty() => {
-                let first = Entry {
-                    map_form: false,
-                    ..process.hints.first()?.clone()
-                };
-                let col = self.entry_col(&first);
-                let at = next_line_start(text, content_end(text, hints?.span.end));
-                let mut rendered = self.render_entry(entry, true, col);
-                if at == text.len() && !text.ends_with('\n') {
-                    edits.push(Edit::insert(at, rendered));
-                } else {
-                    rendered = at_line_start(rendered);
-                    edits.push(Edit::insert(at, rendered));
-                }
-            }
-            Some(Kind::Map { pairs, flow: false }) if !pairs.is_empty() => {
-                let col = col_of(text, pairs[0].key.span.start);
-                let at = next_line_start(text, content_end(text, hints?.span.end));
-                let rendered = self.render_entry(entry, false, col);
-                if at == text.len() && !text.ends_with('\n') {
-                    edits.push(Edit::insert(at, rendered));
-                } else {
-                    edits.push(Edit::insert(at, at_line_start(rendered)));
-                }
+            Some(Kind::Seq { .. } | Kind::Map { .. }) => {
+                edits.push(self.append_hint(process, hints?, entry)?);
             }
             Some(Kind::Scalar { .. }) if hints?.resolve() == Some(Resolved::Null) => {
                 let hints_pair = hints_pair?;
@@ -434,14 +417,141 @@ impl<'a, 's> Ctx<'a, 's> {
             }
             _ => {}
         }
-        if edits.iter().any(|a| {
-            edits
+        disjoint(&edits).then(|| fix(title, edits, true))
+    }
+
+    /// The edit appending `entry` to `hints`, the non-empty block list or map of `process`'s
+    /// `hints`, in that form (a list-form entry becomes a map-form entry and back), at the
+    /// column of its entries. `None` for any other shape (flow, empty).
+    fn append_hint(&self, process: &Process<'a>, hints: &Node, entry: &Entry<'_>) -> Option<Edit> {
+        let text = self.text;
+        let nl = newline(text);
+        let (list, col) = match &hints.kind {
+            Kind::Seq { items, flow: false } if !items.is_empty() => {
+                let first = Entry {
+                    map_form: false,
+                    ..process.hints.first()?.clone()
+                };
+                (true, self.entry_col(&first))
+            }
+            Kind::Map { pairs, flow: false } if !pairs.is_empty() => {
+                (false, col_of(text, pairs[0].key.span.start))
+            }
+            _ => return None,
+        };
+        let at = next_line_start(text, content_end(text, hints.span.end));
+        let rendered = self.render_entry(entry, list, col);
+        if at == text.len() && !text.ends_with('\n') {
+            return Some(Edit::insert(at, rendered));
+        }
+        // Inserted at the start of a line: it ends with a line break instead of starting with
+        // one.
+        let body = rendered.strip_prefix(nl).unwrap_or(&rendered);
+        Some(Edit::insert(at, format!("{body}{nl}")))
+    }
+
+    /// `hint-on-step`: the hint moved from the step's `hints` into the process the step runs,
+    /// when that process is written in this document — an inline `run:` mapping, or a
+    /// `run: '#id'` of this document's `$graph` — and has no MCP Tool hint of its own (it
+    /// would be a `hint-duplicate`). The step's `hints` loses the entry (the whole key when it
+    /// held only this one); the process's `hints` gets it in its form, or is created in the
+    /// entry's form after the process's `class`. The class is copied as written: CWL allows
+    /// `$namespaces` only at the document's root, so its prefix is bound wherever it goes in
+    /// the same document. A `run:` file gets no fix (a fix edits only this document).
+    fn move_from_step(&self, d: &Diagnostic) -> Option<Fix> {
+        let text = self.text;
+        let nl = newline(text);
+        let steps = refs::steps(self.yaml, self.view);
+        let (step, entry) = steps.iter().find_map(|s| {
+            s.hints
                 .iter()
-                .any(|b| a != b && a.span.start < b.span.end && b.span.start < a.span.end)
-        }) {
+                .find(|h| h.class_node.map_or(&h.span, |n| &n.span) == &d.span)
+                .map(|h| (s, h))
+        })?;
+        let run = self.yaml.deref(step.run?);
+        let (target, title) = if run.is_map() {
+            let p = self
+                .view
+                .processes
+                .iter()
+                .find(|p| p.inline && p.node.span == run.span)?;
+            (
+                p,
+                "Move the MCP Tool hint into the step's `run:` process".to_string(),
+            )
+        } else {
+            let fragment = run.scalar()?.strip_prefix('#')?;
+            let p = super::links::process_with_id(self.view, fragment)?;
+            // Not the workflow that holds the step.
+            if p.node.span.start <= step.node.span.start && step.node.span.end <= p.node.span.end {
+                return None;
+            }
+            (
+                p,
+                format!("Move the MCP Tool hint into `#{fragment}`, the process the step runs"),
+            )
+        };
+        if self.hint_of(target).is_some() || target.node.is_flow() {
             return None;
         }
-        Some(fix(title, edits, true))
+        let step_hints_pair = step.node.entry("hints")?;
+        let step_hints = self.yaml.deref(&step_hints_pair.value);
+        if step_hints.is_flow() || self.yaml.deref(entry.body).is_flow() {
+            return None;
+        }
+        // What is removed starts its line (after the indentation, and a list item's `-`).
+        let only = step.hints.len() == 1;
+        let first = if only {
+            step_hints_pair.key.span.start
+        } else {
+            entry.span.start
+        };
+        let before = text[line_start(text, first)..first].trim_start_matches(' ');
+        let starts_line = match before {
+            "" => true,
+            _ => !only && !entry.map_form && before.trim_end() == "-",
+        };
+        if !starts_line {
+            return None;
+        }
+        let last = if only {
+            step_hints.span.end.max(entry.span.end)
+        } else {
+            entry.span.end
+        };
+        let removal = line_start(text, first)..next_line_start(text, content_end(text, last));
+        // Where the entry stood relative to the step's `hints` key, it stands relative to
+        // the process's (a new `hints`).
+        let depth = self
+            .entry_col(entry)
+            .saturating_sub(col_of(text, step_hints_pair.key.span.start));
+        let hints_pair = target.node.entry("hints");
+        let hints = hints_pair.map(|p| self.yaml.deref(&p.value));
+        let insert = match hints.map(|h| &h.kind) {
+            Some(Kind::Seq { .. } | Kind::Map { .. }) => self.append_hint(target, hints?, entry)?,
+            Some(Kind::Scalar { .. }) if hints?.resolve() == Some(Resolved::Null) => {
+                let key = &hints_pair?.key;
+                Edit::insert(
+                    line_end(text, key.span.end),
+                    self.render_entry(entry, !entry.map_form, col_of(text, key.span.start) + depth),
+                )
+            }
+            None => {
+                let col = col_of(text, target.class_pair.key.span.start);
+                let class_end = pair_end(text, &target.class_pair.key, &target.class_pair.value);
+                Edit::insert(
+                    line_end(text, class_end),
+                    format!(
+                        "{nl}{}hints:{}",
+                        " ".repeat(col),
+                        self.render_entry(entry, !entry.map_form, col + depth)
+                    ),
+                )
+            }
+            _ => return None,
+        };
+        let edits = vec![insert, Edit::new(removal, "")];
+        disjoint(&edits).then(|| fix(title, edits, true))
     }
 
     fn hint_of(&self, process: &Process<'a>) -> Option<Entry<'a>> {

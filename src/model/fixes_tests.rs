@@ -1151,3 +1151,487 @@ outputs: {}
 "#,
     );
 }
+
+// ---- hint-on-step --------------------------------------------------------------------------
+
+/// After a `hint-on-step` fix: no `hint-on-step` is left, and the process the step runs (at
+/// `key`) derives its Tool from the moved hint.
+#[track_caller]
+fn check_moved(after: &str, key: &str, name: &str, read_only: bool) {
+    use crate::base::Code;
+    use crate::model::Model;
+    use crate::model::fixture::{context, settings};
+    let text = after.strip_prefix('\n').unwrap_or(after);
+    let model = Model::of_text(text, settings(Extension), context());
+    assert!(
+        model
+            .diagnostics()
+            .iter()
+            .all(|d| d.code != Code::HintOnStep),
+        "{:?}",
+        model.diagnostics()
+    );
+    let entry = model.entries().find(|e| e.key == key).unwrap_or_else(|| {
+        let keys: Vec<&str> = model.entries().map(|e| e.key.as_str()).collect();
+        panic!("no process `{key}` in {keys:?}")
+    });
+    assert!(entry.hinted, "`{key}` carries the hint");
+    let tool = model.current_tool(entry).expect("a Tool");
+    assert_eq!(tool["name"], name);
+    assert_eq!(tool["annotations"]["readOnlyHint"], read_only);
+    assert!(model.served().iter().any(|e| e.key == key));
+}
+
+#[test]
+fn move_a_map_form_step_hint_into_an_inline_process_without_hints() {
+    let after = r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  inner:
+    run:
+      class: CommandLineTool
+      hints:
+        mcp:Tool:
+          name: inner_tool
+          description: >-
+            Counts the lines
+            of a file.
+          annotations:
+            readOnlyHint: true
+      baseCommand: wc
+      inputs: {}
+      outputs: []
+    in: {}
+    out: []
+"#;
+    check_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  inner:
+    hints:
+      mcp:T$0ool:
+        name: inner_tool
+        description: >-
+          Counts the lines
+          of a file.
+        annotations:
+          readOnlyHint: true
+    run:
+      class: CommandLineTool
+      baseCommand: wc
+      inputs: {}
+      outputs: []
+    in: {}
+    out: []
+"#,
+        after,
+    );
+    check_moved(after, "wf/inner/run", "inner_tool", true);
+}
+
+#[test]
+fn move_a_list_form_step_hint_into_existing_list_hints_keeping_the_steps_other_hints() {
+    let after = r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  - id: count
+    hints:
+      - class: ResourceRequirement
+        coresMin: 1
+    run:
+        class: CommandLineTool
+        id: count
+        hints:
+          - class: DockerRequirement
+            dockerPull: alpine:3
+          - class: mcp:Tool
+            name: count_lines
+            annotations:
+              readOnlyHint: false
+        inputs: {}
+        outputs: []
+    in: {}
+    out: []
+"#;
+    check_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  - id: count
+    hints:
+      - class: mcp:Tool$0
+        name: count_lines
+        annotations:
+          readOnlyHint: false
+      - class: ResourceRequirement
+        coresMin: 1
+    run:
+        class: CommandLineTool
+        id: count
+        hints:
+          - class: DockerRequirement
+            dockerPull: alpine:3
+        inputs: {}
+        outputs: []
+    in: {}
+    out: []
+"#,
+        after,
+    );
+    check_moved(after, "wf/count/run/count", "count_lines", false);
+}
+
+#[test]
+fn move_a_step_hint_into_existing_map_hints_after_the_steps_run() {
+    // The step's `hints` after `run:`, the list item rendered in map form; the step keeps
+    // its other hint.
+    let after = r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  crop:
+    run:
+      class: CommandLineTool
+      hints:
+        DockerRequirement:
+          dockerPull: alpine:3
+        mcp:Tool:
+          name: crop
+          annotations:
+            readOnlyHint: true
+      inputs: {}
+      outputs: []
+    hints:
+    - class: ResourceRequirement
+      coresMin: 1
+    in: {}
+    out: []
+"#;
+    check_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  crop:
+    run:
+      class: CommandLineTool
+      hints:
+        DockerRequirement:
+          dockerPull: alpine:3
+      inputs: {}
+      outputs: []
+    hints:
+    - class: ResourceRequirement
+      coresMin: 1
+    - class: $0mcp:Tool
+      name: crop
+      annotations:
+        readOnlyHint: true
+    in: {}
+    out: []
+"#,
+        after,
+    );
+    check_moved(after, "wf/crop/run", "crop", true);
+}
+
+#[test]
+fn move_a_map_form_step_hint_into_list_hints_and_under_an_empty_hints_key() {
+    // Map form in, list form out (the process's `hints` decides); the step keeps its other
+    // map-form hint.
+    let after = r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  a:
+    hints:
+      ResourceRequirement:
+        coresMin: 1
+    run:
+      class: ExpressionTool
+      hints:
+      - class: InlineJavascriptRequirement
+      - class: mcp:Tool
+        name: step_a
+        annotations: {readOnlyHint: true}
+      expression: ${return {};}
+      inputs: {}
+      outputs: {}
+    in: {}
+    out: []
+"#;
+    check_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  a:
+    hints:
+      ResourceRequirement:
+        coresMin: 1
+      mcp:Tool$0:
+        name: step_a
+        annotations: {readOnlyHint: true}
+    run:
+      class: ExpressionTool
+      hints:
+      - class: InlineJavascriptRequirement
+      expression: ${return {};}
+      inputs: {}
+      outputs: {}
+    in: {}
+    out: []
+"#,
+        after,
+    );
+    check_moved(after, "wf/a/run", "step_a", true);
+    // `hints:` with nothing under it: the entry goes below it, in its own form.
+    let after = r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  a:
+    run:
+      class: CommandLineTool
+      hints:
+        mcp:Tool:
+          name: step_a
+      inputs: {}
+      outputs: []
+    in: {}
+    out: []
+"#;
+    check_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  a:
+    run:
+      class: CommandLineTool
+      hints:
+      inputs: {}
+      outputs: []
+    hints:
+      $0mcp:Tool:
+        name: step_a
+    in: {}
+    out: []
+"#,
+        after,
+    );
+}
+
+#[test]
+fn move_a_step_hint_into_the_graph_process_the_step_runs() {
+    // `run: '#crop'` names a process of this document: the hint goes there; the document's
+    // `$namespaces` binds its prefix there too.
+    let after = r#"
+cwlVersion: v1.2
+$namespaces:
+  ext: https://eoap.github.io/cwl-mcp-extension#
+$graph:
+- class: CommandLineTool
+  hints:
+  - class: ext:Tool
+    name: crop_image
+    annotations:
+      readOnlyHint: true
+  id: crop
+  inputs: {}
+  outputs: {}
+- class: Workflow
+  id: main
+  inputs: {}
+  outputs: {}
+  steps:
+    crop:
+      run: '#crop'
+      in: {}
+      out: []
+"#;
+    check_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+$namespaces:
+  ext: https://eoap.github.io/cwl-mcp-extension#
+$graph:
+- class: CommandLineTool
+  id: crop
+  inputs: {}
+  outputs: {}
+- class: Workflow
+  id: main
+  inputs: {}
+  outputs: {}
+  steps:
+    crop:
+      run: '#crop'
+      hints:
+      - class: ext:$0Tool
+        name: crop_image
+        annotations:
+          readOnlyHint: true
+      in: {}
+      out: []
+"#,
+        after,
+    );
+    check_moved(after, "crop", "crop_image", true);
+}
+
+#[test]
+fn no_move_into_a_run_file_or_a_process_with_its_own_hint() {
+    check_no_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  a:
+    run: tools/a.cwl
+    hints:
+      mcp:T$0ool:
+        name: step_a
+    in: {}
+    out: []
+"#,
+    );
+    check_no_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  a:
+    run:
+      class: CommandLineTool
+      hints:
+        mcp:Tool:
+          name: inner
+      inputs: {}
+      outputs: []
+    hints:
+      mcp:T$0ool:
+        name: step_a
+    in: {}
+    out: []
+"#,
+    );
+    // Flow-form `hints`, and a `hints` that shares its line with the step's `-`: no fix.
+    check_no_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  a:
+    hints: [{class: mcp:T$0ool, name: step_a}]
+    run:
+      class: CommandLineTool
+      inputs: {}
+      outputs: []
+    in: {}
+    out: []
+"#,
+    );
+    check_no_fix(
+        Extension,
+        r#"
+cwlVersion: v1.2
+class: Workflow
+id: wf
+$namespaces:
+  mcp: https://eoap.github.io/cwl-mcp-extension#
+inputs: {}
+outputs: {}
+steps:
+  - hints:
+      mcp:T$0ool:
+        name: step_a
+    id: a
+    run:
+      class: CommandLineTool
+      inputs: {}
+      outputs: []
+    in: {}
+    out: []
+"#,
+    );
+}

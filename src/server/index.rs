@@ -73,6 +73,36 @@ pub async fn update(
     .unwrap_or_default()
 }
 
+/// Analyses the files of `chunk` on every core (the files are independent: each is read and
+/// analysed alone): one blocking task per part, the entries in the order of `chunk`.
+async fn index_chunk(
+    session: &Arc<Mutex<Session>>,
+    chunk: &[PathBuf],
+) -> Vec<(PathBuf, Option<Indexed>)> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let part = chunk.len().div_ceil(workers).max(1);
+    let tasks: Vec<_> = chunk
+        .chunks(part)
+        .map(|paths| {
+            let (paths, s) = (paths.to_vec(), session.clone());
+            tokio::task::spawn_blocking(move || {
+                paths
+                    .into_iter()
+                    .map(|p| {
+                        let e = index_path(&s, &p);
+                        (p, e)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut out = Vec::with_capacity(chunk.len());
+    for task in tasks {
+        out.extend(task.await.unwrap_or_default());
+    }
+    out
+}
+
 /// Builds the index of every workspace folder; `done` runs once it is complete (not when a
 /// newer build superseded it).
 pub async fn build(
@@ -123,19 +153,7 @@ pub async fn build(
             }
             return false;
         }
-        let chunk = chunk.to_vec();
-        let s = session.clone();
-        let entries: Vec<(PathBuf, Option<Indexed>)> = tokio::task::spawn_blocking(move || {
-            chunk
-                .into_iter()
-                .map(|p| {
-                    let e = index_path(&s, &p);
-                    (p, e)
-                })
-                .collect()
-        })
-        .await
-        .unwrap_or_default();
+        let entries = index_chunk(&session, chunk).await;
         {
             let mut st = lock(&state);
             for (path, entry) in entries {

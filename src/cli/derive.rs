@@ -271,8 +271,9 @@ pub fn run_tools_list(
         }
         let reached = crate::model::linked::models_from_disk(&docs[i].model);
         linked[i] = linked_errors(&docs[i].model, &reached);
-        if !linked[i].is_empty() {
-            // The export fails whole: nothing of it is served.
+        if !linked[i].is_empty() || !docs[i].model.export_failures().is_empty() {
+            // The export fails whole (as `derive --all` does): the reached files are not
+            // served through it.
             continue;
         }
         for r in reached {

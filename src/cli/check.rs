@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use crate::base::project::{CheckPolicy, Layer};
 use crate::base::{Code, Diagnostic, Severity};
 use crate::document::Encoding;
-use crate::model::Model;
 use crate::model::analysis::sort;
 use crate::model::workspace::{self, ServedName};
 
@@ -33,9 +32,9 @@ pub fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     crate::model::index::collect(paths)
 }
 
-fn report(path: &str, model: &Model, d: &Diagnostic) -> Reported {
-    let start = model.snapshot.lines.position(d.span.start, Encoding::Chars);
-    let end = model.snapshot.lines.position(d.span.end, Encoding::Chars);
+fn report(path: &str, lines: &crate::document::LineIndex, d: &Diagnostic) -> Reported {
+    let start = lines.position(d.span.start, Encoding::Chars);
+    let end = lines.position(d.span.end, Encoding::Chars);
     Reported {
         path: path.to_string(),
         line: start.line + 1,
@@ -65,20 +64,52 @@ pub fn check_files(
     (reported.into_iter().map(|(r, _)| r).collect(), errors)
 }
 
+/// What `check` keeps of one analysed file once its model is dropped: its own diagnostics
+/// (the `cwl2mcp` `run:` ones included), the names it takes part in cross-file rules with, and
+/// its lines for positions. Files are analysed in parallel and their trees freed at once.
+struct Checked {
+    display: String,
+    policy: CheckPolicy,
+    settings: crate::base::Settings,
+    lines: crate::document::LineIndex,
+    own: Vec<Diagnostic>,
+    served: Vec<ServedName>,
+}
+
+fn check_one(file: &Path, roots: &[PathBuf], cli: &Layer) -> Result<Checked, LoadError> {
+    let (model, policy) = load_with_policy(file, roots, cli)?;
+    let mut own = model.diagnostics().to_vec();
+    // Under `cwl2mcp`, the files reached through `run:` fail a document whose export they fail.
+    own.extend(
+        crate::model::linked::DiskMemo::default()
+            .diagnostics(&model)
+            .into_iter()
+            .filter(|d| crate::model::analysis::reported(&model.settings, d.code)),
+    );
+    Ok(Checked {
+        display: file.display().to_string(),
+        policy,
+        served: workspace::served_names(&model, workspace::Scope::Diagnosed),
+        settings: model.settings.clone(),
+        lines: model.snapshot.lines.clone(),
+        own,
+    })
+}
+
 /// [`check_files`], each diagnostic with the [`CheckPolicy`] of its file.
 pub fn check_files_with_policy(
     files: &[PathBuf],
     roots: &[PathBuf],
     cli: &Layer,
 ) -> (Vec<(Reported, CheckPolicy)>, Vec<String>) {
-    let mut models: Vec<(String, Model, CheckPolicy)> = Vec::new();
+    let mut checked: Vec<Checked> = Vec::new();
     let mut reported = Vec::new();
     let mut errors = Vec::new();
-    let loaded = super::par_map(files, |file| load_with_policy(file, roots, cli));
+    let loaded = super::par_map(files, |file| check_one(file, roots, cli));
     for (file, loaded) in files.iter().zip(loaded) {
         let display = file.display().to_string();
         match loaded {
-            Ok((model, policy)) => models.push((display, model, policy)),
+            Ok(c) => checked.push(c),
             Err(LoadError::Io(e)) => errors.push(e),
             Err(LoadError::NotUtf8(at)) => reported.push((
                 Reported {
@@ -95,24 +126,22 @@ pub fn check_files_with_policy(
             )),
         }
     }
-    let served: Vec<(String, Vec<ServedName>)> = super::par_map(&models, |(display, m, _)| {
-        (
-            display.clone(),
-            workspace::served_names(m, workspace::Scope::Diagnosed),
-        )
-    });
-    // Under `cwl2mcp`, the files reached through `run:` fail a document whose export they fail.
-    let mut reached = crate::model::linked::DiskMemo::default();
-    for (i, (display, model, policy)) in models.iter().enumerate() {
-        let mut all = model.diagnostics().to_vec();
+    let served: Vec<(String, Vec<ServedName>)> = checked
+        .iter_mut()
+        .map(|c| (c.display.clone(), std::mem::take(&mut c.served)))
+        .collect();
+    for (i, c) in checked.iter().enumerate() {
+        let mut all = c.own.clone();
         all.extend(
             workspace::across(i, &served)
                 .into_iter()
-                .chain(reached.diagnostics(model))
-                .filter(|d| crate::model::analysis::reported(&model.settings, d.code)),
+                .filter(|d| crate::model::analysis::reported(&c.settings, d.code)),
         );
         sort(&mut all);
-        reported.extend(all.iter().map(|d| (report(display, model, d), *policy)));
+        reported.extend(
+            all.iter()
+                .map(|d| (report(&c.display, &c.lines, d), c.policy)),
+        );
     }
     (reported, errors)
 }

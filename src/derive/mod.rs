@@ -40,6 +40,7 @@
 //! document's folder), at most [`resolve::MAX_FILE_BYTES`] each, never through a symlink out of
 //! it; eoap/schemas `string_format.yaml` and `geojson.yaml` are bundled and resolved offline by
 //! their canonical URLs. `docs/derivation.md` states the rules of both profiles.
+use std::borrow::Cow;
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
@@ -547,40 +548,39 @@ fn violation_path(
     }
 }
 
-/// `inputs` / `outputs`, with a whole-section `$import` resolved.
-fn section(
+/// A value holding `inputs` / `outputs` under `key` (what [`params_of`] reads), with a
+/// whole-section `$import` resolved: the process itself when there is none (borrowed: the
+/// section of a 50,000-line tool is not copied per derivation), else `{key: loaded}`.
+fn section<'v>(
     loader: &Loader,
-    process: &Value,
+    process: &'v Value,
     key: &str,
     problems: &mut Vec<Problem>,
     strict: bool,
-) -> Value {
+) -> Cow<'v, Value> {
+    let Some(target) = process
+        .get(key)
+        .and_then(Value::as_object)
+        .and_then(|m| m.get("$import"))
+        .and_then(Value::as_str)
+    else {
+        return Cow::Borrowed(process);
+    };
+    let src = loader.locate(target, &loader.document_source());
+    let loaded = match loader.load(&src) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            problems.push(types::unresolved_problem(
+                &e,
+                vec![PathSeg::Key(key.into()), PathSeg::Key("$import".into())],
+                strict,
+            ));
+            Value::Null
+        }
+    };
     let mut out = Map::new();
-    if let Some(v) = process.get(key) {
-        let v = match v
-            .as_object()
-            .and_then(|m| m.get("$import"))
-            .and_then(Value::as_str)
-        {
-            Some(target) => {
-                let src = loader.locate(target, &loader.document_source());
-                match loader.load(&src) {
-                    Ok(loaded) => loaded,
-                    Err(e) => {
-                        problems.push(types::unresolved_problem(
-                            &e,
-                            vec![PathSeg::Key(key.into()), PathSeg::Key("$import".into())],
-                            strict,
-                        ));
-                        Value::Null
-                    }
-                }
-            }
-            None => v.clone(),
-        };
-        out.insert(key.into(), v);
-    }
-    Value::Object(out)
+    out.insert(key.into(), loaded);
+    Cow::Owned(Value::Object(out))
 }
 
 /// A string field (`label`, `doc`), with `{$include: file}` read from the sandbox.

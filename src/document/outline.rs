@@ -5,6 +5,7 @@
 //! is: which mapping, under which keys, in which list item. This module reads that, line by
 //! line, for block-style YAML. (Flow collections and JSON are read from the tree instead.)
 use std::ops::Range;
+use std::sync::Arc;
 
 /// One line of the text, split into its YAML block parts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,6 +142,35 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
         out.push(Line::parse(text.len(), ""));
     }
     out
+}
+
+type Lines<'t> = Vec<Line<'t>>;
+
+self_cell::self_cell!(
+    /// The lines of one text and its indentation unit, owning (a share of) the text: built
+    /// once per document version and read by every completion request of that version.
+    pub struct Outline {
+        owner: Arc<str>,
+        #[covariant]
+        dependent: Lines,
+    }
+);
+
+impl Outline {
+    /// The outline of `text` ([`lines`]).
+    pub fn of(text: Arc<str>) -> Outline {
+        Outline::new(text, |t| lines(t))
+    }
+
+    pub fn lines(&self) -> &[Line<'_>] {
+        self.borrow_dependent()
+    }
+}
+
+impl std::fmt::Debug for Outline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Outline({} lines)", self.lines().len())
+    }
 }
 
 /// The index of the line holding byte `at`.

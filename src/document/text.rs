@@ -44,8 +44,13 @@ fn parse_full(text: &str) -> Tree {
 
 /// The mutable state of one open document. Edits are applied in order, then one incremental
 /// reparse brings the tree up to date.
+///
+/// The text is held once, as the `Arc<str>` every [`Snapshot`] of this version shares: a
+/// snapshot per request costs no copy, and no second copy of the text stays in memory. A
+/// change builds the next version's text in one pass (the edit spliced in), then moves it into
+/// a new `Arc`.
 pub struct Document {
-    text: String,
+    text: Arc<str>,
     rope: Rope,
     tree: Tree,
     version: i32,
@@ -58,7 +63,7 @@ impl Document {
         Document {
             rope: Rope::from_str(&text),
             lone_cr: has_lone_cr(&text),
-            text,
+            text: Arc::from(text),
             tree,
             version,
         }
@@ -106,40 +111,56 @@ impl Document {
                 rope.insert(ca, &change.text);
             }
         }
+        // The text being edited; `None` while it is still `self.text`.
+        let mut edited: Option<String> = None;
+        let base = self.text.clone();
         for (change, staged) in changes.iter().zip(staged) {
             match staged {
                 None => {
-                    self.text = change.text.clone();
-                    self.rope = Rope::from_str(&self.text);
-                    self.tree = parse_full(&self.text);
-                    self.lone_cr = has_lone_cr(&self.text);
+                    let text = change.text.clone();
+                    self.rope = Rope::from_str(&text);
+                    self.tree = parse_full(&text);
+                    self.lone_cr = has_lone_cr(&text);
+                    edited = Some(text);
                 }
-                Some((a, b)) => self.edit_bytes(a, b, &change.text),
+                Some((a, b)) => {
+                    let current = edited.as_deref().unwrap_or(&base);
+                    let next = self.edit_bytes(current, a, b, &change.text);
+                    edited = Some(next);
+                }
             }
+        }
+        if let Some(text) = edited {
+            self.text = Arc::from(text);
         }
         self.version = version;
         self.reparse();
         Ok(())
     }
 
-    /// Replaces bytes `start..end` with `new_text` and records the edit in the tree.
-    pub fn edit_bytes(&mut self, start: usize, end: usize, new_text: &str) {
+    /// The text with bytes `start..end` of `text` replaced by `new_text` (built in one pass);
+    /// records the edit in the rope and the tree.
+    fn edit_bytes(&mut self, text: &str, start: usize, end: usize, new_text: &str) -> String {
         let index = LineIndex::new(self.rope.clone());
-        let start_position = index.ts_point(start, self.lone_cr, &self.text);
-        let old_end_position = index.ts_point(end, self.lone_cr, &self.text);
-        self.text.replace_range(start..end, new_text);
+        let start_position = index.ts_point(start, self.lone_cr, text);
+        let old_end_position = index.ts_point(end, self.lone_cr, text);
+        let mut next = String::with_capacity(text.len() - (end - start) + new_text.len());
+        next.push_str(&text[..start]);
+        next.push_str(new_text);
+        next.push_str(&text[end..]);
+        let text = next;
         let (ca, cb) = (self.rope.byte_to_char(start), self.rope.byte_to_char(end));
         self.rope.remove(ca..cb);
         self.rope.insert(ca, new_text);
         // A lone `\r` may appear or disappear at the edit's edges: recheck cheaply.
         self.lone_cr = self.lone_cr || new_text.contains('\r') || {
             let lo = start.saturating_sub(1);
-            let hi = (start + new_text.len() + 1).min(self.text.len());
-            self.text.get(lo..hi).is_some_and(has_lone_cr)
+            let hi = (start + new_text.len() + 1).min(text.len());
+            text.get(lo..hi).is_some_and(has_lone_cr)
         };
         let new_end = start + new_text.len();
         let index = LineIndex::new(self.rope.clone());
-        let new_end_position = index.ts_point(new_end, self.lone_cr, &self.text);
+        let new_end_position = index.ts_point(new_end, self.lone_cr, &text);
         self.tree.edit(&InputEdit {
             start_byte: start,
             old_end_byte: end,
@@ -148,13 +169,14 @@ impl Document {
             old_end_position,
             new_end_position,
         });
+        text
     }
 
     /// Brings the tree up to date with the text, reusing the edited old tree.
     pub fn reparse(&mut self) {
         let mut parser = grammar::parser();
         let tree = parser
-            .parse(&self.text, Some(&self.tree))
+            .parse(self.text.as_bytes(), Some(&self.tree))
             .expect("parsing without a timeout returns a tree");
         // tree-sitter's error recovery can take another path when it reuses an old tree than
         // on a fresh parse of the same text (found by tests/differential_edits.rs, reproduced
@@ -171,16 +193,17 @@ impl Document {
             .is_some_and(|rest| rest.iter().any(|b| !b.is_ascii_whitespace()));
         self.tree = if root.has_error() || uncovered {
             parser
-                .parse(&self.text, None)
+                .parse(self.text.as_bytes(), None)
                 .expect("parsing without a timeout returns a tree")
         } else {
             tree
         };
     }
 
+    /// The current version, sharing the text (no copy).
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
-            text: Arc::from(self.text.as_str()),
+            text: self.text.clone(),
             tree: self.tree.clone(),
             lines: LineIndex::new(self.rope.clone()),
             version: self.version,
@@ -206,6 +229,19 @@ mod tests {
             fresh.root_node().to_sexp()
         );
         assert_eq!(doc.rope.to_string(), doc.text());
+    }
+
+    #[test]
+    fn snapshots_share_the_text_of_their_version() {
+        let mut doc = Document::new("a: 1\nb: 2\n".into(), 1);
+        let (s1, s1_again) = (doc.snapshot(), doc.snapshot());
+        assert!(Arc::ptr_eq(&s1.text, &s1_again.text));
+        doc.apply_changes(&[change(1, 3, 1, 4, "3")], 2, Encoding::Utf16)
+            .unwrap();
+        let s2 = doc.snapshot();
+        assert!(Arc::ptr_eq(&s2.text, &doc.snapshot().text));
+        assert_eq!((&*s1.text, &*s2.text), ("a: 1\nb: 2\n", "a: 1\nb: 3\n"));
+        assert_same_as_full_parse(&doc);
     }
 
     #[test]

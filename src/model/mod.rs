@@ -18,6 +18,7 @@ use serde_json::Value;
 use crate::base::{Code, Diagnostic, DocumentContext, Settings};
 use crate::cwl::CwlView;
 use crate::document::Snapshot;
+use crate::document::outline::{self, Line, Outline};
 use crate::document::yaml::YamlDoc;
 
 pub mod agent;
@@ -67,6 +68,8 @@ pub struct Model {
     /// The local files the steps `run:` and why the `cwl2mcp` export fails, on first use.
     run_files: OnceLock<Vec<(crate::cwl::refs::Reference, std::path::PathBuf)>>,
     export_failures: OnceLock<Vec<linked::Failure>>,
+    /// The text's lines read from indentation (completion), built on first use.
+    outline: OnceLock<(Outline, usize)>,
 }
 
 /// Why no Tool is presented as the current one.
@@ -146,6 +149,7 @@ impl Model {
             fixes: OnceLock::new(),
             run_files: OnceLock::new(),
             export_failures: OnceLock::new(),
+            outline: OnceLock::new(),
         };
         model.diagnostics = analysis::diagnostics(&model);
         model
@@ -158,6 +162,18 @@ impl Model {
 
     pub fn text(&self) -> &str {
         &self.snapshot.text
+    }
+
+    /// The text's lines as indentation reads them, and its indentation unit
+    /// ([`outline::lines`], [`outline::indent_unit`]): computed once per model, so once per
+    /// document version in the server.
+    pub fn outline(&self) -> (&[Line<'_>], usize) {
+        let (o, unit) = self.outline.get_or_init(|| {
+            let o = Outline::of(self.snapshot.text.clone());
+            let unit = outline::indent_unit(o.lines());
+            (o, unit)
+        });
+        (o.lines(), *unit)
     }
 
     pub fn yaml(&self) -> &YamlDoc {

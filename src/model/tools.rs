@@ -283,6 +283,7 @@ fn derive_memoized(
                     None => tool.remove(field),
                 };
             }
+            in_derived_order(tool);
         }
         derivation.problems.extend(part.problems.iter().cloned());
         return Some(derivation);
@@ -305,6 +306,19 @@ fn derive_memoized(
         );
     }
     Some(derivation)
+}
+
+/// Puts the fields a derivation writes last back in the order it writes them (`inputSchema`,
+/// `outputSchema`, `annotations`, `_meta`), after the header's own fields: a schema taken from
+/// the memo then sits where a plain derivation puts it, so both paths give the same Tool, key
+/// order included (`tests/incremental_sites.rs`).
+fn in_derived_order(tool: &mut serde_json::Map<String, Value>) {
+    const LAST: [&str; 4] = ["inputSchema", "outputSchema", "annotations", "_meta"];
+    for field in LAST {
+        if let Some(v) = tool.shift_remove(field) {
+            tool.insert(field.into(), v);
+        }
+    }
 }
 
 mod schema_memo {

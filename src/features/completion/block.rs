@@ -18,7 +18,7 @@ enum Cursor<'t> {
 /// The items at `at` when the cursor is in block YAML, read from the lines' indentation.
 pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
     let snapshot = ctx.snapshot;
-    let li = outline::line_of(&ctx.lines, at);
+    let li = outline::line_of(ctx.lines, at);
     let line = &ctx.lines[li];
     let col = (at - line.start).min(line.text.len());
     let before = &line.text[..col];
@@ -28,7 +28,7 @@ pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
     let word_end = word_end(line.text, col) + line.start;
     match cursor {
         Cursor::Key { col, starts_item } => {
-            let mapping = outline::mapping_at(&ctx.lines, li, col, starts_item);
+            let mapping = outline::mapping_at(ctx.lines, li, col, starts_item);
             let span = line.start + col..word_end;
             // Typing over an existing key (`na|me: x`): replace the key only.
             let key_only = line.text[word_end - line.start..].starts_with(':');
@@ -40,7 +40,7 @@ pub(super) fn items(ctx: &Ctx<'_>, at: usize) -> Vec<Completion> {
             starts_item,
             value_start,
         } => {
-            let mapping = outline::mapping_at(&ctx.lines, li, col, starts_item);
+            let mapping = outline::mapping_at(ctx.lines, li, col, starts_item);
             let span = line.start + value_start..word_end.max(line.start + value_start);
             value_items(ctx, snapshot, &mapping, key, span)
         }
@@ -84,7 +84,7 @@ fn read_cursor(before: &str) -> Option<Cursor<'_>> {
 fn mapping_of(ctx: &Ctx<'_>, seg: &Seg) -> Mapping {
     match seg {
         Seg::Item { line, .. } => {
-            outline::mapping_at(&ctx.lines, *line, ctx.lines[*line].content_col, true)
+            outline::mapping_at(ctx.lines, *line, ctx.lines[*line].content_col, true)
         }
         Seg::Key { line, .. } => {
             // The block under a key: its first content line.
@@ -98,7 +98,7 @@ fn mapping_of(ctx: &Ctx<'_>, seg: &Seg) -> Mapping {
             match first {
                 Some(i) => {
                     let l = &ctx.lines[i];
-                    outline::mapping_at(&ctx.lines, i, l.content_col, l.item_dash().is_some())
+                    outline::mapping_at(ctx.lines, i, l.content_col, l.item_dash().is_some())
                 }
                 None => Mapping {
                     path: Vec::new(),
@@ -119,7 +119,7 @@ fn is_tool_body(ctx: &Ctx<'_>, path: &[Seg], mapping: &Mapping, cursor_line: usi
     match &path[n - 1] {
         Seg::Key { key, .. } => ctx.located.is_tool(key),
         Seg::Item { .. } => mapping
-            .keys(&ctx.lines)
+            .keys(ctx.lines)
             .into_iter()
             .find(|(k, i)| *k == "class" && *i != cursor_line)
             .is_some_and(|(_, i)| ctx.located.is_tool(unquote(ctx.lines[i].value))),
@@ -133,8 +133,8 @@ fn in_process(ctx: &Ctx<'_>, seg: &Seg) -> bool {
         return false;
     };
     let starts_item = ctx.lines[*line].item_dash().is_some_and(|d| d < *col);
-    outline::mapping_at(&ctx.lines, *line, *col, starts_item)
-        .value_of(&ctx.lines, "class")
+    outline::mapping_at(ctx.lines, *line, *col, starts_item)
+        .value_of(ctx.lines, "class")
         .is_some_and(|c| crate::cwl::PROCESS_CLASSES.contains(&unquote(c)))
 }
 
@@ -152,7 +152,7 @@ fn is_annotations(ctx: &Ctx<'_>, mapping: &Mapping, cursor_line: usize) -> bool 
 /// The keys present in `mapping`, except the one being typed on the cursor's line.
 fn present<'t>(ctx: &Ctx<'t>, mapping: &Mapping, cursor_line: usize) -> Vec<&'t str> {
     mapping
-        .keys(&ctx.lines)
+        .keys(ctx.lines)
         .into_iter()
         .filter(|(_, i)| *i != cursor_line)
         .map(|(k, _)| k)
@@ -335,7 +335,7 @@ fn key_items(
             let (new_text, snippet) = if key_only {
                 (field.key.to_string(), false)
             } else if field.ty == FieldType::Boolean {
-                let read_only = read_only_in(&ctx.lines, mapping);
+                let read_only = read_only_in(ctx.lines, mapping);
                 (
                     format!("{}: {}", field.key, bool_choice(field, 1, read_only)),
                     true,
@@ -371,7 +371,7 @@ fn value_items(
     let path = &mapping.path;
     let n = path.len();
     let profile = ctx.settings.profile;
-    let cursor_line = outline::line_of(&ctx.lines, span.start);
+    let cursor_line = outline::line_of(ctx.lines, span.start);
     let mut out = Vec::new();
     if key == "class" && n >= 2 && path[n - 2].key() == Some("hints") {
         if !in_process(ctx, &path[n - 2]) {
@@ -420,7 +420,7 @@ fn value_items(
     // `readOnlyHint`), so accepting it never raises `annotation-ignored`.
     out.extend(boolean_values(
         field,
-        read_only_in(&ctx.lines, mapping),
+        read_only_in(ctx.lines, mapping),
         span,
     ));
     out

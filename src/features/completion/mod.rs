@@ -58,7 +58,7 @@ pub struct Completion {
 /// Everything completion knows about the document.
 struct Ctx<'t> {
     text: &'t str,
-    lines: Vec<Line<'t>>,
+    lines: &'t [Line<'t>],
     /// The `$namespaces` bindings (the classes are looked up per `hints` block).
     located: Located,
     settings: &'t Settings,
@@ -102,9 +102,8 @@ pub fn completion(model: &Model, at: usize) -> Vec<Completion> {
     while !text.is_char_boundary(at) {
         at -= 1;
     }
-    let lines = outline::lines(text);
-    let unit = outline::indent_unit(&lines);
-    let located = match namespaces_range(text, &lines) {
+    let (lines, unit) = model.outline();
+    let located = match namespaces_range(text, lines) {
         Some(range) => locate::locate_in(snapshot, range),
         None => Located::default(),
     };

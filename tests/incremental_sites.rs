@@ -1,0 +1,293 @@
+//! The scoped paths give exactly what a full recomputation gives, at every edit site of the
+//! benchmark (`bench/run.py`): the annotation value (`true` ↔ `trux`), `useWhen` prose, an
+//! input's `doc` and `default`, `baseCommand`, `]` of `baseCommand` deleted then restored
+//! (YAML broken, then valid), and a line break typed near the top (every later row moves);
+//! with the hint near the top and at the end, under both profiles.
+//!
+//! Each edit goes through `Document::apply_changes` (incremental reparse with the
+//! position-independent scanner state, the content-keyed memos of `inputs` and of the schemas),
+//! then:
+//! - the incremental tree equals a fresh parse of the same text, node by node (kind, field,
+//!   byte range, points);
+//! - the model of the snapshot equals the model built from scratch from the text: the same
+//!   diagnostics, the same derived Tools (every entry, and the current Tool or its refusal).
+//!
+//! Tests, not timings: `benches/floor.rs` and `bench/run.py` measure the cost.
+use cwl_mcp_lsp::base::DocumentContext;
+use cwl_mcp_lsp::base::settings::{Profile, Settings};
+use cwl_mcp_lsp::document::{Change, Document, Encoding, Position, Snapshot};
+use cwl_mcp_lsp::model::Model;
+
+/// A generated tool in the shape of `bench/gen_cwl.py`: `inputs` well past the 16 KiB of the
+/// deferred memo, the `mcp:Tool` hint before `inputs` (`top`) or after `outputs`.
+fn tool(inputs: usize, hint_at_top: bool) -> String {
+    let mut t = String::from(
+        "#!/usr/bin/env cwl-runner\ncwlVersion: v1.2\nclass: CommandLineTool\nid: bigtool_align\n\
+         label: BigTool read aligner\ndoc: |\n  Minimum reads variant region.\n  Reference reads.\n\
+         $namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\n  edam: http://edamontology.org/\n\
+         baseCommand: [bigtool, align]\narguments:\n  - prefix: --threads\n    valueFrom: $(runtime.cores)\n",
+    );
+    let hints = "requirements:\n  InlineJavascriptRequirement: {}\n  NetworkAccess:\n    networkAccess: false\n\
+         hints:\n  DockerRequirement:\n    dockerPull: quay.io/biocontainers/bigtool:1.2.3\n  mcp:Tool:\n\
+         \x20   name: bigtool_align\n    title: Align sequencing reads with BigTool\n\
+         \x20   description: Align short reads against a reference genome.\n    useWhen: |\n\
+         \x20     The caller has FASTQ or BAM reads and wants sorted alignments.\n    doNotUseWhen: |\n\
+         \x20     The reads are long.\n    annotations:\n      title: BigTool aligner\n\
+         \x20     readOnlyHint: true\n      destructiveHint: false\n      idempotentHint: true\n\
+         \x20     openWorldHint: false\n";
+    if hint_at_top {
+        t.push_str(hints);
+    }
+    t.push_str("inputs:\n");
+    for i in 0..inputs {
+        let name = format!("reads_sample_{i:05}");
+        match i % 4 {
+            0 => t.push_str(&format!(
+                "  {name}:\n    type: File\n    label: Reads {i}.\n    format: edam:format_1930\n    doc: |\n      Window coordinate caller quality {i}.\n      Variant memory adapter open output.\n    inputBinding:\n      position: {i}\n"
+            )),
+            1 => t.push_str(&format!(
+                "  {name}:\n    type: int?\n    label: Threshold {i}.\n    doc: |\n      Minimum mapping quality of read {i} to keep.\n    default: {}\n    inputBinding:\n      prefix: --min-q-{i}\n",
+                i % 60
+            )),
+            2 => t.push_str(&format!(
+                "  {name}:\n    type:\n      type: enum\n      symbols: [fast, slow, exact]\n    doc: Mode {i}.\n    default: fast\n"
+            )),
+            _ => t.push_str(&format!(
+                "  {name}:\n    type: string[]?\n    doc: >\n      Extra arguments {i},\n      folded.\n    inputBinding:\n      prefix: --extra-{i}\n"
+            )),
+        }
+    }
+    t.push_str("outputs:\n  aligned:\n    type: File\n    outputBinding:\n      glob: out.bam\n");
+    if !hint_at_top {
+        t.push_str(hints);
+    }
+    t
+}
+
+fn position(text: &str, byte: usize) -> Position {
+    let before = &text[..byte];
+    let line = before.matches('\n').count();
+    let col = byte - before.rfind('\n').map_or(0, |i| i + 1);
+    Position::new(line as u32, col as u32) // ASCII: UTF-16 column = byte column
+}
+
+/// One edit: bytes `start..end` replaced by `new`.
+struct Edit {
+    start: usize,
+    end: usize,
+    new: &'static str,
+}
+
+/// The benchmark's edit sites in `text`, each a list of edits that brings the text back.
+fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
+    let at = |needle: &str, offset: usize| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} in the generated tool"))
+            + offset
+    };
+    let ins_del = |p: usize, ch: &'static str| {
+        vec![
+            Edit {
+                start: p,
+                end: p,
+                new: ch,
+            },
+            Edit {
+                start: p,
+                end: p + ch.len(),
+                new: "",
+            },
+        ]
+    };
+    let annotation = at("readOnlyHint: true", "readOnlyHint: tru".len());
+    let use_when = at("FASTQ or BAM", "FASTQ".len());
+    let middle = format!("reads_sample_{:05}:", 101);
+    let input = at(&middle, 0);
+    let doc = input + text[input..].find("Minimum mapping").unwrap() + "Minimum".len();
+    let default = input + text[input..].find("default: ").unwrap() + "default: 41".len();
+    let base = at("align]", "align".len());
+    let label_end = at(
+        "label: BigTool read aligner",
+        "label: BigTool read aligner".len(),
+    );
+    vec![
+        (
+            "annotation",
+            vec![
+                Edit {
+                    start: annotation,
+                    end: annotation + 1,
+                    new: "x",
+                },
+                Edit {
+                    start: annotation,
+                    end: annotation + 1,
+                    new: "e",
+                },
+            ],
+        ),
+        ("use_when", ins_del(use_when, "x")),
+        ("input_doc", ins_del(doc, "x")),
+        ("input_default", ins_del(default, "7")),
+        ("base_command", ins_del(base, "x")),
+        (
+            "yaml_broken_then_restored",
+            vec![
+                Edit {
+                    start: base,
+                    end: base + 1,
+                    new: "",
+                },
+                Edit {
+                    start: base,
+                    end: base,
+                    new: "]",
+                },
+            ],
+        ),
+        ("line_break_near_the_top", ins_del(label_end, "\n")),
+    ]
+}
+
+/// Every node of a tree: kind, field, byte range and points.
+fn nodes(tree: &tree_sitter::Tree) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut c = tree.walk();
+    loop {
+        let n = c.node();
+        out.push(format!(
+            "{} {:?} {:?} {:?}..{:?} {}",
+            n.kind(),
+            c.field_name(),
+            n.byte_range(),
+            n.start_position(),
+            n.end_position(),
+            n.is_missing()
+        ));
+        if c.goto_first_child() {
+            continue;
+        }
+        loop {
+            if c.goto_next_sibling() {
+                break;
+            }
+            if !c.goto_parent() {
+                return out;
+            }
+        }
+    }
+}
+
+/// What a surface can read of a model: diagnostics, every derived entry, the current Tools.
+fn observed(model: &Model) -> (String, Vec<String>, Vec<String>) {
+    let entries: Vec<_> = model.entries().collect();
+    (
+        format!("{:?}", model.diagnostics()),
+        entries.iter().map(|e| format!("{e:?}")).collect(),
+        entries
+            .iter()
+            .map(|e| format!("{:?}", model.current_tool(e)))
+            .collect(),
+    )
+}
+
+/// Equal, or a panic showing where the two first differ.
+fn same(got: &str, want: &str, what: &str) {
+    if got == want {
+        return;
+    }
+    let i = got
+        .bytes()
+        .zip(want.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(got.len().min(want.len()));
+    let around = |s: &str| {
+        let (mut a, mut b) = (i.saturating_sub(300), (i + 300).min(s.len()));
+        while !s.is_char_boundary(a) {
+            a -= 1;
+        }
+        while !s.is_char_boundary(b) {
+            b += 1;
+        }
+        s[a..b].to_string()
+    };
+    panic!(
+        "{what}: the incremental path differs from a full recomputation at byte {i}\n  \
+         incremental: …{}…\n  from scratch: …{}…",
+        around(got),
+        around(want)
+    );
+}
+
+fn check_sites(hint_at_top: bool, profile: Profile) {
+    let original = tool(220, hint_at_top);
+    assert!(
+        original.len() > 32_000,
+        "inputs large enough to be deferred"
+    );
+    let settings = Settings {
+        profile,
+        ..Settings::default()
+    };
+    let context = DocumentContext::from_uri("file:///w/bigtool.cwl");
+    let mut doc = Document::new(original.clone(), 1);
+    let mut text = original.clone();
+    let mut version = 1;
+    // Build the first model as the server does, so the memos hold the unedited document.
+    let _ = Model::new(doc.snapshot(), settings.clone(), context.clone());
+    for (site, edits) in sites(&original) {
+        for round in 0..2 {
+            for (k, e) in edits.iter().enumerate() {
+                let change = Change {
+                    range: Some((position(&text, e.start), position(&text, e.end))),
+                    text: e.new.to_string(),
+                };
+                text.replace_range(e.start..e.end, e.new);
+                version += 1;
+                doc.apply_changes(&[change], version, Encoding::Utf16)
+                    .unwrap();
+                let what = format!(
+                    "site {site}, round {round}, edit {k}, hint at top: {hint_at_top}, {profile:?}"
+                );
+                assert_eq!(doc.text(), text, "{what}");
+                let fresh = Snapshot::parse(&text, version);
+                assert!(
+                    nodes(doc.tree()) == nodes(&fresh.tree),
+                    "incremental tree differs from a fresh parse: {what}"
+                );
+                let incremental = Model::new(doc.snapshot(), settings.clone(), context.clone());
+                let scratch = Model::of_text(&text, settings.clone(), context.clone());
+                let (got, want) = (observed(&incremental), observed(&scratch));
+                same(&got.0, &want.0, &format!("diagnostics: {what}"));
+                same(
+                    &got.1.join("\n"),
+                    &want.1.join("\n"),
+                    &format!("entries: {what}"),
+                );
+                same(
+                    &got.2.join("\n"),
+                    &want.2.join("\n"),
+                    &format!("Tools: {what}"),
+                );
+                if site.starts_with("yaml") && k == 0 {
+                    assert!(incremental.syntax_broken(), "{what}: the YAML is broken");
+                } else {
+                    assert!(!incremental.syntax_broken(), "{what}: {:?}", got.0);
+                }
+            }
+        }
+        assert_eq!(text, original, "site {site} brings the text back");
+    }
+}
+
+#[test]
+fn every_site_with_the_hint_near_the_top_equals_a_full_recomputation() {
+    check_sites(true, Profile::Extension);
+    check_sites(true, Profile::Cwl2mcp);
+}
+
+#[test]
+fn every_site_with_the_hint_at_the_end_equals_a_full_recomputation() {
+    check_sites(false, Profile::Extension);
+    check_sites(false, Profile::Cwl2mcp);
+}

@@ -503,6 +503,13 @@ def status(value, target, lower_is_better=True):
     return "met" if ok else "**missed**"
 
 
+def index_module():
+    """bench/index.py (the workspace index benchmark), imported on demand."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import index  # noqa: E402  (imports this file as `run`, which runs nothing)
+    return index
+
+
 def write_report(path, res, args):
     m = res["machine"]
     ours = res["servers"]["cwl-mcp-lsp"]
@@ -633,8 +640,12 @@ def write_report(path, res, args):
                  f"{'/'.join(map(str, chk['exit_codes']))}) | {fmt(median(chk['s']), ' s')} ({fmt(p95(chk['s']))}) | "
                  f"≤ {CHECK_TARGET_S:g} s | {st(median(chk['s']), CHECK_TARGET_S)} |")
         L.append("")
-    L.append("The workspace index target (SPEC §8: `corpus/` to the end of its progress report) is not "
-             "measured by this harness yet.\n")
+    if res.get("index"):
+        L.append(index_module().markdown(res["index"]))
+        L.append("")
+    else:
+        L.append("The workspace index (SPEC §8: `corpus/` to the end of its progress report) was not "
+                 "measured in this run (`--index-runs 0`).\n")
 
     errs = [(n, k, e) for n, d in res["servers"].items() for k, s in d.items() for e in s["errors"]]
     pulls = [n for n, d in res["servers"].items() if any(s.get("pull_offered") for s in d.values())]
@@ -697,6 +708,8 @@ def main():
     ap.add_argument("--peer-edits", type=int, default=4)
     ap.add_argument("--peer-repeats", type=int, default=5)
     ap.add_argument("--check-runs", type=int, default=5)
+    ap.add_argument("--index-runs", type=int, default=5,
+                    help="runs of the workspace index over ../shared/corpus (bench/index.py); 0: none")
     ap.add_argument("--floor-full", type=int, default=7, help="full parses per file (floor)")
     ap.add_argument("--floor-repeats", type=int, default=20, help="cycles of each site's edits (floor)")
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
@@ -726,6 +739,8 @@ def main():
     if args.quick:
         (args.runs, args.edits, args.repeats, args.peer_runs, args.peer_edits, args.peer_repeats,
          args.check_runs, args.floor_full, args.floor_repeats) = 1, 4, 5, 1, 2, 2, 1, 3, 4
+    if args.quick:
+        args.index_runs = min(args.index_runs, 1)
     args.edits += args.edits % 2
     args.peer_edits += args.peer_edits % 2
     if not args.binary.exists():
@@ -789,6 +804,8 @@ def main():
             res["raw"][server["name"]][key] = runs
             res["servers"][server["name"]][key] = summarize(runs)
     res["check"] = bench_check(args.binary, args.corpus, args.check_runs)
+    if args.index_runs > 0:
+        res["index"] = index_module().measure(args.binary, args.corpus.parent, args.index_runs)
     res["loadavg_end"] = loadavg()
     if "skipped" in res["check"]:
         print("SKIPPED: " + res["check"]["skipped"], file=sys.stderr)

@@ -94,7 +94,8 @@ pub struct IndexEntry {
     pub tools: Vec<IndexedTool>,
     /// Its `run:`, `$import` and `$include` references.
     pub references: Vec<Reference>,
-    /// The local files its steps `run:` (canonical paths; [`Model::run_files`]).
+    /// The local files its steps `run:` (canonical paths; [`Model::run_files`]); under
+    /// `extension`, empty.
     pub run_files: Vec<PathBuf>,
     /// Under `cwl2mcp`, why its whole-document export fails ([`Model::export_failures`]):
     /// a document that `run:`s it fails too. Empty under `extension`.
@@ -125,7 +126,13 @@ impl IndexEntry {
             names: served_names(model, Scope::Diagnosed),
             tools,
             references: model.references(),
-            run_files: model.run_files().iter().map(|(_, p)| p.clone()).collect(),
+            // Only a `cwl2mcp` export follows `run:` files (the `extension` index skips the
+            // resolution: a `file#id` target would be parsed).
+            run_files: if model.settings.profile == crate::base::Profile::Cwl2mcp {
+                model.run_files().iter().map(|(_, p)| p.clone()).collect()
+            } else {
+                Vec::new()
+            },
             failures: model.export_failures().to_vec(),
         }
     }

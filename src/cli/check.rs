@@ -81,8 +81,7 @@ fn check_one(file: &Path, roots: &[PathBuf], cli: &Layer) -> Result<Checked, Loa
     let mut own = model.diagnostics().to_vec();
     // Under `cwl2mcp`, the files reached through `run:` fail a document whose export they fail.
     own.extend(
-        crate::model::linked::DiskMemo::default()
-            .diagnostics(&model)
+        crate::model::linked::diagnostics_from_disk(&model)
             .into_iter()
             .filter(|d| crate::model::analysis::reported(&model.settings, d.code)),
     );

@@ -51,26 +51,6 @@ fn report_refusal(doc: &Loaded, key: Option<&str>, refusal: &Refusal, err: &mut 
     }
 }
 
-/// The errors the files reached through `run:` give `model` (`cwl2mcp`: [`linked`]); they
-/// refuse its Tools as a missing `run:` target does.
-///
-/// [`linked`]: crate::model::linked
-fn linked_errors(
-    model: &Model,
-    reached: &[crate::model::linked::Reached<Model>],
-) -> Vec<crate::base::Diagnostic> {
-    let summaries: Vec<_> = reached
-        .iter()
-        .map(|r| crate::model::linked::Reached {
-            path: r.path.clone(),
-            via: r.via.clone(),
-            direct: r.direct,
-            value: r.value.export_failures().to_vec(),
-        })
-        .collect();
-    crate::model::linked::diagnostics(model, &summaries, crate::model::linked::file_uri)
-}
-
 /// `derive FILE[#ID]` (or `--all`): prints a Tool, or `{key: Tool}`; returns the exit code.
 pub fn run_derive(
     target: &str,
@@ -143,7 +123,7 @@ pub fn run_derive_within(
     } else {
         Vec::new()
     };
-    let linked = linked_errors(model, &reached);
+    let linked = crate::model::linked::diagnostics_of_models(model, &reached);
     let requested: Vec<&ToolEntry> = match (selector, all) {
         (Some(id), _) => {
             let found: Vec<&ToolEntry> =
@@ -270,7 +250,7 @@ pub fn run_tools_list(
             continue;
         }
         let reached = crate::model::linked::models_from_disk(&docs[i].model);
-        linked[i] = linked_errors(&docs[i].model, &reached);
+        linked[i] = crate::model::linked::diagnostics_of_models(&docs[i].model, &reached);
         if !linked[i].is_empty() || !docs[i].model.export_failures().is_empty() {
             // The export fails whole (as `derive --all` does): the reached files are not
             // served through it.

@@ -11,7 +11,7 @@
 //!
 //! Only files inside the document's read boundary are followed (the one [`super::links`]
 //! rule resolves them); `#id` targets are processes of the same document, already exported.
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use crate::base::{Code, Diagnostic, DocumentContext, Profile, Related, Severity};
@@ -242,35 +242,28 @@ pub fn models_from_disk(root: &Model) -> Vec<Reached<Model>> {
     })
 }
 
-/// What one reached file contributes to [`diagnostics`]: its failures and its own `run:` files.
-pub type Summary = (Vec<Failure>, Vec<PathBuf>);
-
-/// Summaries of reached files analysed from disk, shared by the documents of one run
-/// (`check DIR`), per file and settings.
-#[derive(Default)]
-pub struct DiskMemo {
-    seen: HashMap<(PathBuf, String), Option<Summary>>,
+/// [`diagnostics`] of `root` over reached files that were analysed (`derive`, `tools-list`,
+/// `check`: [`models_from_disk`]), in the CLI's `file://` URIs.
+pub fn diagnostics_of_models(root: &Model, reached: &[Reached<Model>]) -> Vec<Diagnostic> {
+    let summaries: Vec<Reached<Vec<Failure>>> = reached
+        .iter()
+        .map(|r| Reached {
+            path: r.path.clone(),
+            via: r.via.clone(),
+            direct: r.direct,
+            value: r.value.export_failures().to_vec(),
+        })
+        .collect();
+    diagnostics(root, &summaries, file_uri)
 }
 
-impl DiskMemo {
-    /// [`diagnostics`] of `root` over the files it reaches on disk. Empty, without reading anything, unless the profile is `cwl2mcp`.
-    pub fn diagnostics(&mut self, root: &Model) -> Vec<Diagnostic> {
-        if root.settings.profile != Profile::Cwl2mcp {
-            return Vec::new();
-        }
-        let settings = format!("{:?}{:?}", root.settings, root.context.sandbox_root);
-        let reached = reach(root, |p| {
-            self.seen
-                .entry((p.to_path_buf(), settings.clone()))
-                .or_insert_with(|| {
-                    let model = model_of(root, p, &read(p)?);
-                    let next = model.run_files().iter().map(|(_, p)| p.clone()).collect();
-                    Some((model.export_failures().to_vec(), next))
-                })
-                .clone()
-        });
-        diagnostics(root, &reached, file_uri)
+/// [`diagnostics`] of `root` over the files it reaches on disk (`check`). Empty, without reading
+/// anything, unless the profile is `cwl2mcp`.
+pub fn diagnostics_from_disk(root: &Model) -> Vec<Diagnostic> {
+    if root.settings.profile != Profile::Cwl2mcp {
+        return Vec::new();
     }
+    diagnostics_of_models(root, &models_from_disk(root))
 }
 
 /// The `file://` URI of a path (as [`DocumentContext::from_path`] writes it).

@@ -187,7 +187,19 @@ async fn the_editor_shows_the_same_error_and_clears_it_when_the_file_is_fixed() 
             json!({"changes": [{"uri": u, "type": 2}]}),
         )
         .await;
-    let p = client.diagnostics(&wf, None).await.expect("a new publish");
-    assert!(linked(&p["diagnostics"]).is_empty(), "{p}");
+    // Publishes already on their way (the open's own, the index's re-publish) may
+    // still carry the error; the fix must clear it within the next few.
+    let mut last = Value::Null;
+    for _ in 0..5 {
+        let Some(p) = client.diagnostics(&wf, None).await else {
+            break;
+        };
+        let cleared = linked(&p["diagnostics"]).is_empty();
+        last = p;
+        if cleared {
+            break;
+        }
+    }
+    assert!(linked(&last["diagnostics"]).is_empty(), "{last}");
     client.shutdown().await;
 }

@@ -119,7 +119,7 @@ impl Doc {
 
 /// The entry's derivation, with the hint's own refusing diagnostics listed as blocking problems.
 fn with_hint_refusals(entry: &cwl_mcp_lsp::model::ToolEntry) -> Derivation {
-    let mut d = entry.derivation.clone();
+    let mut d = entry.to_derivation();
     d.problems.extend(entry.blocked_by.iter().map(|b| Problem {
         code: b.code,
         message: b.message.clone(),

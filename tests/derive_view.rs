@@ -28,7 +28,7 @@ fn derive_all(path: &Path, sandbox: &Path, opts: &DeriveOptions) -> Vec<(String,
     model
         .entries()
         .map(|e| {
-            let mut d = e.derivation.clone();
+            let mut d = e.to_derivation();
             d.problems.extend(e.blocked_by.iter().map(|b| Problem {
                 code: b.code,
                 message: b.message.clone(),

@@ -112,7 +112,7 @@ fn memoized(
     context: &DocumentContext,
 ) -> (serde_json::Value, Vec<String>) {
     let model = Model::of_text(text, settings.clone(), context.clone());
-    let d = &model.entry(0).derivation;
+    let d = model.entry(0).to_derivation();
     let mut problems: Vec<String> = d
         .problems
         .iter()

@@ -344,7 +344,8 @@ fn entries<'a>(doc: &'a YamlDoc, node: Option<&'a Node>, field: &str) -> Vec<Ent
     out
 }
 
-fn params<'a>(doc: &'a YamlDoc, node: Option<&'a Node>) -> Vec<Param<'a>> {
+/// The parameters of an `inputs` / `outputs` node (list or map form).
+pub fn params<'a>(doc: &'a YamlDoc, node: Option<&'a Node>) -> Vec<Param<'a>> {
     let Some(node) = node else { return Vec::new() };
     let node = doc.deref(node);
     let mut out = Vec::new();

@@ -152,10 +152,7 @@ pub fn run_hover(
             let tool = entry.name().map(|name| TargetTool {
                 name: name.to_string(),
                 title: entry
-                    .derivation
-                    .tool
-                    .as_ref()
-                    .and_then(|t| t.get("title"))
+                    .field("title")
                     .and_then(|v| v.as_str())
                     .map(str::to_string),
             });

@@ -3,6 +3,8 @@
 //! without any description, and under `extension` a hint without `useWhen` / `doNotUseWhen`.
 //! Only processes with a recognised hint (a document without hints gets nothing under
 //! `extension`); off with the `agentContext` / `agent-context` setting.
+use std::ops::Range;
+
 use crate::base::{Code, Diagnostic, Profile};
 use crate::document::yaml::{Node, Resolved, YamlDoc};
 
@@ -21,6 +23,38 @@ fn has_text(yaml: &YamlDoc, node: &Node, key: &str) -> bool {
     }
 }
 
+/// The inputs of an `inputs` node with neither `label` nor `doc`: their id's span and id.
+struct Undescribed(Vec<(Range<usize>, String)>);
+
+fn undescribed(yaml: &YamlDoc, inputs: Option<&Node>) -> Undescribed {
+    Undescribed(
+        crate::cwl::params(yaml, inputs)
+            .into_iter()
+            .filter(|param| {
+                !(param.body.is_map()
+                    && (has_text(yaml, param.body, "label") || has_text(yaml, param.body, "doc")))
+            })
+            .map(|param| (param.id_node.span.clone(), param.id.to_string()))
+            .collect(),
+    )
+}
+
+/// [`undescribed`] of a process's `inputs`; a large (deferred) `inputs` is read once per
+/// content, not rebuilt for each version (issue 14).
+fn undescribed_inputs(yaml: &YamlDoc, inputs: Option<&Node>) -> Vec<(Range<usize>, String)> {
+    match inputs.and_then(|n| yaml.deferred_part(n)) {
+        Some(part) => {
+            let at = part.offset();
+            part.derived(|doc, node| undescribed(doc, Some(node)))
+                .0
+                .iter()
+                .map(|(span, id)| (span.start + at..span.end + at, id.clone()))
+                .collect()
+        }
+        None => undescribed(yaml, inputs).0,
+    }
+}
+
 pub fn diagnostics(model: &Model) -> Vec<Diagnostic> {
     if !model.settings.agent_context {
         return Vec::new();
@@ -34,18 +68,13 @@ pub fn diagnostics(model: &Model) -> Vec<Diagnostic> {
         if !entry.hinted || entry.is_refused() {
             continue;
         }
-        let Some(tool) = entry.derivation.tool.as_ref() else {
+        if !entry.has_tool() {
             continue;
-        };
+        }
         let process = &view.processes[entry.process_index];
         let name = entry.name().unwrap_or(&entry.key);
-        for param in process.inputs(yaml) {
-            let described = param.body.is_map()
-                && (has_text(yaml, param.body, "label") || has_text(yaml, param.body, "doc"));
-            if described {
-                continue;
-            }
-            let input = param.id.rsplit(['#', '/']).next().unwrap_or(param.id);
+        for (span, id) in undescribed_inputs(yaml, process.inputs_node) {
+            let input = id.rsplit(['#', '/']).next().unwrap_or(&id);
             let note = match profile {
                 Profile::Extension => {
                     "it reaches the agent as a bare name in the `inputSchema` (a `label` becomes \
@@ -57,14 +86,14 @@ pub fn diagnostics(model: &Model) -> Vec<Diagnostic> {
                 }
             };
             out.push(Diagnostic::new(
-                param.id_node.span.clone(),
+                span,
                 severity,
                 Code::AgentContext,
                 format!("the input `{input}` has neither `label` nor `doc`: {note}"),
             ));
         }
-        let described = tool
-            .get("description")
+        let described = entry
+            .field("description")
             .and_then(|d| d.as_str())
             .is_some_and(|d| !d.trim().is_empty());
         if !described {

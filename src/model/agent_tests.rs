@@ -158,3 +158,53 @@ outputs: []
     assert_eq!(count(true), 3);
     assert_eq!(count(false), 0);
 }
+
+/// A large `inputs` (deferred, read once per content) gives the same findings as one built in
+/// place, also after an edit before it moves it (the memo's relative spans, shifted).
+#[test]
+fn a_large_deferred_inputs_gives_the_findings_of_one_built_in_place() {
+    use crate::base::Code;
+    use crate::model::Model;
+    use crate::model::fixture::{context, settings};
+    let doc = |name: &str, in_place: bool| {
+        let mut t = format!(
+            "cwlVersion: v1.2\nclass: CommandLineTool\nid: big\ndoc: Counts.\n$namespaces:\n  \
+             mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    name: {name}\n\
+             \x20   useWhen: always\n    doNotUseWhen: never\ninputs:\n"
+        );
+        for i in 0..600 {
+            match i % 3 {
+                0 => t.push_str(&format!("  bare_{i}: string\n")),
+                1 => t.push_str(&format!(
+                    "  said_{i}:\n    type: int\n    doc: Count {i}.\n"
+                )),
+                _ => t.push_str(&format!("  blank_{i}:\n    type: int\n    label: ' '\n")),
+            }
+        }
+        t.push_str("outputs: []\n");
+        // `&` anywhere (here in a comment) keeps every subtree in place.
+        if in_place {
+            t.push_str("# &\n");
+        }
+        t
+    };
+    let findings = |text: &str| {
+        let m = Model::of_text(text, settings(Extension), context());
+        assert!(!m.syntax_broken());
+        assert_eq!(m.yaml().deferred.is_empty(), text.contains('&'));
+        m.diagnostics()
+            .iter()
+            .filter(|d| d.code == Code::AgentContext)
+            .map(|d| (d.span.clone(), d.message.clone()))
+            .collect::<Vec<_>>()
+    };
+    for name in ["count", "count_lines_longer"] {
+        let deferred = findings(&doc(name, false));
+        assert!(doc(name, false).len() > crate::document::yaml::memo::MIN_BYTES);
+        assert_eq!(deferred.len(), 400, "{deferred:?}");
+        assert_eq!(deferred, findings(&doc(name, true)), "{name}");
+        let text = doc(name, false);
+        assert_eq!(&text[deferred[0].0.clone()], "bare_0");
+        assert_eq!(&text[deferred[399].0.clone()], "blank_599");
+    }
+}

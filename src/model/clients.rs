@@ -161,19 +161,31 @@ pub fn constructs_in(schema_name: &'static str, schema: &Value) -> Vec<Found> {
 
 /// The constructs clients fail on in a derived Tool, in both its schemas.
 pub fn constructs(tool: &Value) -> Vec<Found> {
+    constructs_of(&|name| tool.get(name))
+}
+
+/// [`constructs`] of the schemas `schema` gives by field name.
+pub fn constructs_of<'v>(schema: &dyn Fn(&str) -> Option<&'v Value>) -> Vec<Found> {
     SCHEMAS
         .iter()
-        .filter_map(|(name, _)| tool.get(*name).map(|s| constructs_in(name, s)))
+        .filter_map(|(name, _)| schema(name).map(|s| constructs_in(name, s)))
         .flatten()
         .collect()
 }
 
 /// The schema `$id`s of a Tool: (`inputSchema` / `outputSchema`, `$id`).
 pub fn schema_ids(tool: &Value) -> Vec<(&'static str, String)> {
+    schema_ids_of(|name| tool.get(name))
+}
+
+/// [`schema_ids`] of the schemas `schema` gives by field name.
+pub fn schema_ids_of<'v>(
+    schema: impl Fn(&str) -> Option<&'v Value>,
+) -> Vec<(&'static str, String)> {
     SCHEMAS
         .iter()
         .filter_map(|(name, _)| {
-            let id = tool.get(*name)?.get("$id")?.as_str()?;
+            let id = schema(name)?.get("$id")?.as_str()?;
             Some((*name, id.to_string()))
         })
         .collect()
@@ -224,7 +236,7 @@ fn checked(model: &Model) -> Vec<&ToolEntry> {
     model
         .diagnosed()
         .into_iter()
-        .filter(|e| !e.is_refused() && e.derivation.tool.is_some())
+        .filter(|e| !e.is_refused() && e.has_tool())
         .collect()
 }
 
@@ -262,11 +274,8 @@ pub fn interop(model: &Model) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let entries = checked(model);
     for entry in &entries {
-        let Some(tool) = entry.derivation.tool.as_ref() else {
-            continue;
-        };
         let process = &view.processes[entry.process_index];
-        let found = constructs(tool);
+        let found = entry.client_constructs();
         // One diagnostic per parameter and kind; a Directory's three references in one.
         let mut groups: Vec<(&'static str, Option<String>, bool, Vec<String>)> = Vec::new();
         for f in found {
@@ -328,11 +337,7 @@ pub fn interop(model: &Model) -> Vec<Diagnostic> {
     let with_ids: Vec<(&ToolEntry, &'static str, String)> = entries
         .iter()
         .filter(|e| served.contains(&e.process_index))
-        .flat_map(|e| {
-            schema_ids(e.derivation.tool.as_ref().expect("checked"))
-                .into_iter()
-                .map(move |(s, id)| (*e, s, id))
-        })
+        .flat_map(|e| e.schema_ids().into_iter().map(move |(s, id)| (*e, s, id)))
         .collect();
     for (i, (entry, schema, id)) in with_ids.iter().enumerate() {
         let others: Vec<&(&ToolEntry, &str, String)> = with_ids

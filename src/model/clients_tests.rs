@@ -452,7 +452,7 @@ fn over_fixtures_and_the_corpus() {
             .within(Some(file.parent().unwrap_or(root).to_path_buf()));
         let ext = Model::of_text(&text, settings(Extension), context.clone());
         for entry in ext.entries() {
-            let Some(tool) = entry.derivation.tool.as_ref() else {
+            let Some(tool) = entry.tool() else {
                 continue;
             };
             ext_tools += 1;
@@ -462,12 +462,7 @@ fn over_fixtures_and_the_corpus() {
         let model = Model::of_text(&text, settings(Cwl2mcp), context);
         let view = model.view();
         for entry in model.diagnosed() {
-            let Some(tool) = entry
-                .derivation
-                .tool
-                .as_ref()
-                .filter(|_| !entry.is_refused())
-            else {
+            let Some(tool) = entry.tool().filter(|_| !entry.is_refused()) else {
                 continue;
             };
             tools += 1;
@@ -566,7 +561,7 @@ outputs: []
 "#;
     let context = DocumentContext::from_path(&dir.join("stage.cwl")).within(Some(dir.clone()));
     let model = Model::of_text(text, settings(Extension), context);
-    let tool = model.entry(0).derivation.tool.clone().unwrap();
+    let tool = model.entry(0).tool().cloned().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(
         tool["inputSchema"]["properties"]["item"]["properties"]["href"]["type"], "string",

@@ -64,7 +64,7 @@ fn derive_with(process: &Value, opts: &DeriveOptions) -> Derivation {
         return derive_tool(&input, opts);
     }
     let entry = model.entry(0);
-    let mut d = entry.derivation.clone();
+    let mut d = entry.to_derivation();
     d.problems.extend(entry.blocked_by.iter().map(|b| Problem {
         code: b.code,
         message: b.message.clone(),

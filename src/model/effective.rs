@@ -50,8 +50,8 @@ impl Model {
         if self.syntax_broken() {
             return None;
         }
-        let tool = entry.derivation.tool.as_ref()?;
-        let sources = &entry.derivation.sources;
+        let tool = entry.tool()?;
+        let sources = entry.sources();
         let text = |key: &str| tool.get(key).and_then(|v| v.as_str()).map(str::to_string);
         let annotations = tool.get("annotations");
         Some(Effective {
@@ -99,7 +99,7 @@ mod tests {
         let model = Model::of_text(text, settings(Profile::Extension), context());
         let entry = model.entry(0);
         let eff = model.effective(entry).unwrap();
-        let tool = entry.derivation.tool.as_ref().unwrap();
+        let tool = entry.tool().unwrap();
         assert_eq!(eff.size, serde_json::to_string(tool).unwrap().len());
         assert!(eff.size > 50, "{}", eff.size);
         assert_eq!(eff.approximate_tokens(), eff.size.div_ceil(4));

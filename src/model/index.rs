@@ -109,8 +109,8 @@ impl IndexEntry {
             .served()
             .into_iter()
             .filter_map(|e| {
-                let tool = e.derivation.tool.as_ref()?;
-                let text = |k: &str| tool.get(k).and_then(|v| v.as_str()).map(str::to_string);
+                e.has_tool().then_some(())?;
+                let text = |k: &str| e.field(k).and_then(|v| v.as_str()).map(str::to_string);
                 Some(IndexedTool {
                     name: e.name()?.to_string(),
                     title: text("title"),

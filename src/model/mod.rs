@@ -337,7 +337,7 @@ impl Model {
                     .collect(),
             ));
         }
-        Ok(entry.derivation.tool.as_ref().expect("not refused"))
+        Ok(entry.tool().expect("not refused"))
     }
 
     fn reason(&self, at: usize, code: Code, message: &str) -> Reason {

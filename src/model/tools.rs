@@ -2,6 +2,7 @@
 //! in the text. Diagnostics, `derive`, `tools-list`, the preview, lenses and hover read these
 //! entries through the [`Model`].
 use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -15,7 +16,7 @@ use crate::hint::validate::process_hints;
 use super::Model;
 
 /// One process and the Tool derived from it.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ToolEntry {
     /// The cwl2mcp key (id after `#`, `step/run` for inline processes, else the file URI).
     pub key: String,
@@ -31,7 +32,13 @@ pub struct ToolEntry {
     pub anchor: Range<usize>,
     /// The process's whole span.
     pub span: Range<usize>,
-    pub derivation: Derivation,
+    /// The derivation; its Tool lacks `inputSchema`/`outputSchema` when `shared` holds them.
+    derivation: Derivation,
+    /// The memoized schemas of a root process, shared with every version that has the same
+    /// text outside the hint (nothing proportional to the inputs is copied per keystroke).
+    shared: Option<Arc<schema_memo::Schemas>>,
+    /// The whole Tool (header and shared schemas), assembled on first read.
+    whole: OnceLock<Option<Value>>,
     /// Each problem with the span it concerns.
     pub located: Vec<(Problem, Range<usize>)>,
     /// The diagnostics of the hint's own fields that refuse the Tool (SPEC §4 "Refusal"),
@@ -45,8 +52,80 @@ impl ToolEntry {
         self.derivation.is_refused() || !self.blocked_by.is_empty()
     }
 
+    /// The derived Tool (also when refused, for previews), whole.
+    pub fn tool(&self) -> Option<&Value> {
+        let Some(shared) = &self.shared else {
+            return self.derivation.tool.as_ref();
+        };
+        self.whole
+            .get_or_init(|| {
+                let mut tool = self.derivation.tool.clone()?;
+                if let Some(map) = tool.as_object_mut() {
+                    shared.insert_into(map);
+                }
+                Some(tool)
+            })
+            .as_ref()
+    }
+
+    /// The Tool's field `key` (`name`, `title`, `annotations`, …), without assembling the
+    /// whole Tool.
+    pub fn field(&self, key: &str) -> Option<&Value> {
+        let head = self.derivation.tool.as_ref()?;
+        match &self.shared {
+            Some(shared) if schema_memo::FIELDS.contains(&key) => shared.field(key),
+            _ => head.get(key),
+        }
+    }
+
+    /// Whether a Tool value exists (refused or not).
+    pub fn has_tool(&self) -> bool {
+        self.derivation.tool.is_some()
+    }
+
+    /// The derivation's problems (the hint's blocking diagnostics are in `blocked_by`).
+    pub fn problems(&self) -> &[Problem] {
+        &self.derivation.problems
+    }
+
+    /// Where the Tool's name, title and description came from.
+    pub fn sources(&self) -> &crate::derive::Sources {
+        &self.derivation.sources
+    }
+
+    /// The whole derivation, as one value (tests and oracles compare it).
+    pub fn to_derivation(&self) -> Derivation {
+        Derivation {
+            tool: self.tool().cloned(),
+            problems: self.derivation.problems.clone(),
+            sources: self.derivation.sources.clone(),
+        }
+    }
+
+    /// The constructs of the Tool's schemas that clients fail on
+    /// ([`super::clients::constructs`]), read once per memoized schema.
+    pub fn client_constructs(&self) -> Vec<super::clients::Found> {
+        match &self.shared {
+            Some(shared) => shared
+                .constructs
+                .get_or_init(|| super::clients::constructs_of(&|name| shared.field(name)))
+                .clone(),
+            None => self
+                .derivation
+                .tool
+                .as_ref()
+                .map(super::clients::constructs)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The `$id`s of the Tool's schemas ([`super::clients::schema_ids`]).
+    pub fn schema_ids(&self) -> Vec<(&'static str, String)> {
+        super::clients::schema_ids_of(|name| self.field(name))
+    }
+
     pub fn name(&self) -> Option<&str> {
-        self.derivation.tool.as_ref()?.get("name")?.as_str()
+        self.field("name")?.as_str()
     }
 
     /// Whether `selector` (a key, an id as written, an id without its `#`, or `@N` for the
@@ -85,20 +164,23 @@ pub(super) fn derive_entry(model: &Model, index: usize) -> ToolEntry {
         sandbox_root: context.sandbox_root.as_deref(),
     };
     let values = reading.map(|r| &r.values);
-    let derivation = match derive_memoized(model, process, values, location, &opts) {
+    let (derivation, shared) = match derive_memoized(model, process, values, location, &opts) {
         Some(d) => d,
-        None => Derivation {
-            tool: None,
-            problems: vec![Problem {
-                code: Code::TypeTooComplex,
-                message: "the document expands to too many values (YAML aliases nested too \
+        None => (
+            Derivation {
+                tool: None,
+                problems: vec![Problem {
+                    code: Code::TypeTooComplex,
+                    message: "the document expands to too many values (YAML aliases nested too \
                           deep); no Tool is derived"
-                    .into(),
-                path: Vec::new(),
-                blocking: true,
-            }],
-            ..Derivation::default()
-        },
+                        .into(),
+                    path: Vec::new(),
+                    blocking: true,
+                }],
+                ..Derivation::default()
+            },
+            None,
+        ),
     };
     let located = derivation
         .problems
@@ -114,6 +196,8 @@ pub(super) fn derive_entry(model: &Model, index: usize) -> ToolEntry {
         anchor,
         span: process.node.span.clone(),
         derivation,
+        shared,
+        whole: OnceLock::new(),
         located,
         blocked_by: reading.map(|r| r.blocking.clone()).unwrap_or_default(),
     }
@@ -212,12 +296,7 @@ pub fn diagnostics(entries: &[&ToolEntry]) -> Vec<Diagnostic> {
 
 /// The blocking problems of a refused Tool, for error messages.
 pub fn refusal_reasons(entry: &ToolEntry) -> Vec<&Problem> {
-    entry
-        .derivation
-        .problems
-        .iter()
-        .filter(|p| p.blocking)
-        .collect()
+    entry.problems().iter().filter(|p| p.blocking).collect()
 }
 
 /// A Tool JSON value with sorted keys (what `derive` prints and the preview returns).
@@ -229,7 +308,8 @@ pub fn sorted(tool: &Value) -> Value {
 /// `mcp:Tool` hint, so they are memoized by the document text without the hint (plus the
 /// settings and the document's place): typing in the hint of a 50,000-line tool re-derives only
 /// the Tool's header (name, title, description, annotations, `_meta`) from the document without
-/// its `inputs`/`outputs`, and takes the schemas, and the problems found in them, from the memo.
+/// its `inputs`/`outputs`, and shares the memoized schemas, and the problems found in them
+/// (the returned `Schemas`; the Tool of the derivation then has no schema fields).
 /// `None` when the document's JSON cannot be built (alias bombs).
 fn derive_memoized(
     model: &Model,
@@ -237,7 +317,7 @@ fn derive_memoized(
     hint: Option<&crate::hint::values::HintValues>,
     location: Location,
     opts: &DeriveOptions,
-) -> Option<Derivation> {
+) -> Option<(Derivation, Option<Arc<schema_memo::Schemas>>)> {
     let (yaml, view, context) = (model.yaml(), model.view(), &model.context);
     let full = || {
         model
@@ -245,10 +325,10 @@ fn derive_memoized(
             .map(|r| derive_process(r, process, hint, context, location, opts))
     };
     if !process.path.is_empty() {
-        return full();
+        return full().map(|d| (d, None));
     }
     let Some(text) = yaml.text.clone() else {
-        return full();
+        return full().map(|d| (d, None));
     };
     // The key shares the snapshot's text: nothing is copied on a keystroke.
     let key = schema_memo::Key {
@@ -270,69 +350,92 @@ fn derive_memoized(
             map.insert("inputs".into(), Value::Array(Vec::new()));
             map.insert("outputs".into(), Value::Array(Vec::new()));
         }
-        Some(derive_process(
-            &json, process, hint, context, location, opts,
-        ))
-    };
-    if let Some(part) = schema_memo::lookup(&key) {
-        let mut derivation = header(yaml)?;
+        let mut derivation = derive_process(&json, process, hint, context, location, opts);
         if let Some(tool) = derivation.tool.as_mut().and_then(Value::as_object_mut) {
-            for (field, schema) in [("inputSchema", &part.input), ("outputSchema", &part.output)] {
-                match schema {
-                    Some(s) => tool.insert(field.into(), s.clone()),
-                    None => tool.remove(field),
-                };
+            for field in schema_memo::FIELDS {
+                tool.shift_remove(field);
             }
-            in_derived_order(tool);
         }
-        derivation.problems.extend(part.problems.iter().cloned());
-        return Some(derivation);
-    }
-    let derivation = full()?;
-    if let (Some(tool), Some(head)) = (&derivation.tool, header(yaml)) {
-        let problems = derivation
-            .problems
-            .iter()
-            .filter(|p| !head.problems.contains(p))
-            .cloned()
-            .collect();
-        schema_memo::store(
-            key,
-            schema_memo::Schemas {
-                input: tool.get("inputSchema").cloned(),
-                output: tool.get("outputSchema").cloned(),
-                problems,
-            },
-        );
-    }
-    Some(derivation)
-}
-
-/// Puts the fields a derivation writes last back in the order it writes them (`inputSchema`,
-/// `outputSchema`, `annotations`, `_meta`), after the header's own fields: a schema taken from
-/// the memo then sits where a plain derivation puts it, so both paths give the same Tool, key
-/// order included (`tests/incremental_sites.rs`).
-fn in_derived_order(tool: &mut serde_json::Map<String, Value>) {
-    const LAST: [&str; 4] = ["inputSchema", "outputSchema", "annotations", "_meta"];
-    for field in LAST {
-        if let Some(v) = tool.shift_remove(field) {
-            tool.insert(field.into(), v);
+        Some(derivation)
+    };
+    let shared = match schema_memo::lookup(&key) {
+        Some(part) => part,
+        None => {
+            let whole = full()?;
+            let Some(head) = header(yaml) else {
+                return Some((whole, None));
+            };
+            let Some(tool) = &whole.tool else {
+                return Some((whole, None));
+            };
+            let problems = whole
+                .problems
+                .iter()
+                .filter(|p| !head.problems.contains(p))
+                .cloned()
+                .collect();
+            schema_memo::store(
+                key,
+                schema_memo::Schemas {
+                    input: tool.get("inputSchema").cloned(),
+                    output: tool.get("outputSchema").cloned(),
+                    problems,
+                    constructs: OnceLock::new(),
+                },
+            )
         }
-    }
+    };
+    let mut derivation = header(yaml)?;
+    derivation.problems.extend(shared.problems.iter().cloned());
+    Some((derivation, Some(shared)))
 }
 
 mod schema_memo {
-    use std::sync::{Arc, Mutex};
+    use std::sync::{Arc, Mutex, OnceLock};
 
     use serde_json::Value;
 
     use crate::derive::Problem;
+    use crate::model::clients::Found;
 
+    /// The Tool fields a memo holds.
+    pub const FIELDS: [&str; 2] = ["inputSchema", "outputSchema"];
+
+    #[derive(Debug)]
     pub struct Schemas {
         pub input: Option<Value>,
         pub output: Option<Value>,
         /// Problems of the full derivation that the header alone does not have.
         pub problems: Vec<Problem>,
+        /// What `mcp-client-interop` finds in the two schemas, read once.
+        pub constructs: OnceLock<Vec<Found>>,
+    }
+
+    impl Schemas {
+        /// The schema of Tool field `name` (`inputSchema`, `outputSchema`).
+        pub fn field(&self, name: &str) -> Option<&Value> {
+            match name {
+                "inputSchema" => self.input.as_ref(),
+                "outputSchema" => self.output.as_ref(),
+                _ => None,
+            }
+        }
+
+        /// Puts the schemas into a header Tool where a plain derivation writes them
+        /// (`inputSchema`, `outputSchema`, then `annotations` and `_meta`): both paths give the
+        /// same Tool, key order included (`tests/incremental_sites.rs`).
+        pub fn insert_into(&self, tool: &mut serde_json::Map<String, Value>) {
+            for (field, schema) in FIELDS.into_iter().zip([&self.input, &self.output]) {
+                if let Some(s) = schema {
+                    tool.insert(field.into(), s.clone());
+                }
+            }
+            for field in FIELDS.into_iter().chain(["annotations", "_meta"]) {
+                if let Some(v) = tool.shift_remove(field) {
+                    tool.insert(field.into(), v);
+                }
+            }
+        }
     }
 
     /// The document text without the hint (compared in place), and the settings and place.
@@ -370,10 +473,12 @@ mod schema_memo {
         Some(found)
     }
 
-    pub fn store(key: Key, schemas: Schemas) {
+    pub fn store(key: Key, schemas: Schemas) -> Arc<Schemas> {
+        let schemas = Arc::new(schemas);
         let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
-        memo.insert(0, (key, Arc::new(schemas)));
+        memo.insert(0, (key, schemas.clone()));
         memo.truncate(CAPACITY);
+        schemas
     }
 }
 
@@ -418,7 +523,7 @@ steps:
             Model::of_text(text, settings, context.clone())
         };
         let m = model(Profile::Cwl2mcp);
-        let tools: Vec<&Derivation> = m.entries().map(|e| &e.derivation).collect();
+        let tools: Vec<Derivation> = m.entries().map(|e| e.to_derivation()).collect();
         assert_eq!(tools.len(), 2);
         let wf = tools[0].exported().unwrap();
         assert_eq!(wf["name"], "wf");
@@ -436,7 +541,10 @@ steps:
         assert_eq!(schema["required"], serde_json::json!(["x"]));
         // Under the extension profile the inline process takes the file name.
         let m = model(Profile::Extension);
-        assert_eq!(m.entry(1).derivation.exported().unwrap()["name"], "main");
+        assert_eq!(
+            m.entry(1).to_derivation().exported().unwrap()["name"],
+            "main"
+        );
     }
 }
 

@@ -51,11 +51,13 @@ pub fn served_names(model: &super::Model, scope: Scope) -> Vec<ServedName> {
         .into_iter()
         .filter(|e| served.contains(&e.process_index))
         .filter_map(|e| {
-            let tool = e.derivation.tool.as_ref().filter(|_| !e.is_refused());
             let process = &model.view().processes[e.process_index];
-            let schema_ids = tool
-                .map(super::clients::schema_ids)
-                .unwrap_or_default()
+            let ids = if e.has_tool() && !e.is_refused() {
+                e.schema_ids()
+            } else {
+                Vec::new()
+            };
+            let schema_ids = ids
                 .into_iter()
                 .map(|(schema, id)| {
                     let section = if schema == "inputSchema" {

@@ -35,6 +35,14 @@ impl YamlDoc {
         self.text.as_deref()
     }
 
+    /// The deferred part behind `node`, when `node` stands for one.
+    pub fn deferred_part(&self, node: &Node) -> Option<&DeferredPart> {
+        match node.kind {
+            Kind::Deferred(i) => self.deferred.get(i),
+            _ => None,
+        }
+    }
+
     /// Follows an alias to its anchored node (one step; anchors never hold aliases to
     /// themselves since an anchor is defined before its use).
     pub fn deref<'a>(&'a self, node: &'a Node) -> &'a Node {

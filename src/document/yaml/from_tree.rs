@@ -247,6 +247,7 @@ impl<'t> TreeBuilder<'t> {
                     })
                     .collect(),
                 json,
+                derived: Default::default(),
             })
         });
         self.errors.extend(memo.errors.iter().map(|e| SyntaxError {

@@ -4,6 +4,7 @@
 //! node.
 //!
 //! Uses `node` and `errors` (the types a memo holds); `from_tree` fills it.
+use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::errors::SyntaxError;
@@ -24,6 +25,9 @@ pub struct Memo {
     pub json: Option<serde_json::Value>,
     /// How many values its JSON holds (for the alias budget).
     pub nodes: usize,
+    /// What the layers above computed from the subtree, one value per type
+    /// ([`DeferredPart::derived`]).
+    pub derived: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
 
 static MEMO: Mutex<Vec<Arc<Memo>>> = Mutex::new(Vec::new());
@@ -66,6 +70,43 @@ impl DeferredPart {
             memo,
             built: OnceLock::new(),
         }
+    }
+
+    /// Where the subtree starts in the document: add it to the spans of
+    /// [`DeferredPart::derived`] values.
+    pub fn offset(&self) -> usize {
+        self.span.start
+    }
+
+    /// A value computed by `f` from the subtree with spans relative to its start (and the
+    /// document it is read in: a deferred subtree holds no anchors and no deferred parts),
+    /// once per memoized content and type `T`, and shared by every version and document
+    /// with the same content: a rule reads a large `inputs` without building it shifted.
+    pub fn derived<T: Any + Send + Sync>(
+        &self,
+        f: impl FnOnce(&super::YamlDoc, &Node) -> T,
+    ) -> Arc<T> {
+        let find = |held: &[Arc<dyn Any + Send + Sync>]| {
+            held.iter().find_map(|v| v.clone().downcast::<T>().ok())
+        };
+        if let Some(found) = find(&self.memo.derived.lock().unwrap_or_else(|p| p.into_inner())) {
+            return found;
+        }
+        let doc = super::YamlDoc {
+            root: None,
+            anchors: Default::default(),
+            errors: Vec::new(),
+            source: super::Source::TreeSitter,
+            deferred: Vec::new(),
+            text: None,
+        };
+        let value = Arc::new(f(&doc, &self.memo.node));
+        let mut held = self.memo.derived.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = find(&held) {
+            return found;
+        }
+        held.push(value.clone());
+        value
     }
 
     /// The subtree with its spans in document offsets, built on first read.

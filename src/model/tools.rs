@@ -460,7 +460,10 @@ mod schema_memo {
         }
     }
 
+    /// At most this many entries, and beyond the two most recent no more than
+    /// `BUDGET_BYTES` of document text in their keys (each key keeps its version's text).
     const CAPACITY: usize = 8;
+    const BUDGET_BYTES: usize = 8 << 20;
     type Entry = (Key, Arc<Schemas>);
     static MEMO: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 
@@ -477,7 +480,12 @@ mod schema_memo {
         let schemas = Arc::new(schemas);
         let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
         memo.insert(0, (key, schemas.clone()));
-        memo.truncate(CAPACITY);
+        let kept = crate::document::yaml::memo::kept(
+            memo.iter().map(|(k, _)| k.text.len()),
+            BUDGET_BYTES,
+            CAPACITY,
+        );
+        memo.truncate(kept);
         schemas
     }
 }

@@ -12,8 +12,12 @@ use super::node::{Node, Span};
 
 /// Subtrees smaller than this are built in place.
 pub const MIN_BYTES: usize = 16 * 1024;
-/// Entries kept (least recently used dropped first).
+/// Entries kept (least recently used dropped first): at most this many...
 const CAPACITY: usize = 32;
+/// ...and, beyond the two most recent (the version being edited and the one before it), no
+/// more than this much memoized text in all: each entry holds its subtree and JSON, about ten
+/// times its text, and typing in a 50,000-line tool's `inputs` makes one entry per keystroke.
+const BUDGET_BYTES: usize = 8 << 20;
 
 #[derive(Debug)]
 pub struct Memo {
@@ -45,8 +49,24 @@ pub fn store(m: Memo) -> Arc<Memo> {
     let m = Arc::new(m);
     let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
     memo.insert(0, m.clone());
-    memo.truncate(CAPACITY);
+    let kept = kept(memo.iter().map(|e| e.text.len()), BUDGET_BYTES, CAPACITY);
+    memo.truncate(kept);
     m
+}
+
+/// How many entries of a most-recent-first memo to keep, given their sizes: the two most
+/// recent always, then as many as fit in `budget` bytes in all, at most `capacity`.
+pub fn kept(sizes: impl Iterator<Item = usize>, budget: usize, capacity: usize) -> usize {
+    let mut bytes = 0;
+    let mut n = 0;
+    for size in sizes {
+        bytes += size;
+        if n >= 2 && (bytes > budget || n >= capacity) {
+            break;
+        }
+        n += 1;
+    }
+    n
 }
 
 /// A deferred subtree: where it is, its memoized content, and its nodes once built.
@@ -113,5 +133,20 @@ impl DeferredPart {
     pub(super) fn node(&self) -> &Node {
         self.built
             .get_or_init(|| self.memo.node.shifted(self.span.start))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kept;
+
+    #[test]
+    fn the_memo_keeps_two_entries_then_what_fits_the_budget() {
+        assert_eq!(kept([].into_iter(), 10, 4), 0);
+        assert_eq!(kept([50].into_iter(), 10, 4), 1);
+        // Two always, however large.
+        assert_eq!(kept([50, 50, 1].into_iter(), 10, 4), 2);
+        assert_eq!(kept([3, 3, 3, 3, 3].into_iter(), 10, 8), 3);
+        assert_eq!(kept([1, 1, 1, 1, 1, 1].into_iter(), 100, 4), 4);
     }
 }

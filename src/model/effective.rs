@@ -50,10 +50,17 @@ impl Model {
         if self.syntax_broken() {
             return None;
         }
-        let tool = entry.tool()?;
+        if !entry.has_tool() {
+            return None;
+        }
         let sources = entry.sources();
-        let text = |key: &str| tool.get(key).and_then(|v| v.as_str()).map(str::to_string);
-        let annotations = tool.get("annotations");
+        let text = |key: &str| {
+            entry
+                .field(key)
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        let annotations = entry.field("annotations");
         Some(Effective {
             name: Derived {
                 value: text("name").unwrap_or_default(),
@@ -68,7 +75,7 @@ impl Model {
                 source: sources.description.unwrap_or("the hint"),
             }),
             description_problem: sources.description_problem,
-            size: serde_json::to_string(tool).map_or(0, |t| t.len()),
+            size: entry.size(),
             annotations: fields::boolean_annotations()
                 .map(|field| {
                     let written = annotations

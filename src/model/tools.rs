@@ -78,6 +78,24 @@ impl ToolEntry {
         }
     }
 
+    /// The whole Tool's size in bytes as compact JSON (what `tools/list` sends), without
+    /// assembling it: the header's, plus each shared schema's member, measured once per memo.
+    pub fn size(&self) -> usize {
+        let Some(head) = &self.derivation.tool else {
+            return 0;
+        };
+        let own = serde_json::to_string(head).map_or(0, |t| t.len());
+        match &self.shared {
+            None => own,
+            Some(shared) => {
+                let (members, bytes) = *shared.members.get_or_init(|| shared.measure());
+                // `{}` gains no comma for its first member.
+                let empty = head.as_object().is_some_and(|m| m.is_empty());
+                own + bytes - usize::from(empty && members > 0)
+            }
+        }
+    }
+
     /// Whether a Tool value exists (refused or not).
     pub fn has_tool(&self) -> bool {
         self.derivation.tool.is_some()
@@ -381,6 +399,7 @@ fn derive_memoized(
                     output: tool.get("outputSchema").cloned(),
                     problems,
                     constructs: OnceLock::new(),
+                    members: OnceLock::new(),
                 },
             )
         }
@@ -409,6 +428,9 @@ mod schema_memo {
         pub problems: Vec<Problem>,
         /// What `mcp-client-interop` finds in the two schemas, read once.
         pub constructs: OnceLock<Vec<Found>>,
+        /// How many members the schemas add to a Tool object, and their bytes as compact
+        /// JSON, each with its comma ([`Schemas::measure`]), once.
+        pub members: OnceLock<(usize, usize)>,
     }
 
     impl Schemas {
@@ -419,6 +441,17 @@ mod schema_memo {
                 "outputSchema" => self.output.as_ref(),
                 _ => None,
             }
+        }
+
+        /// The members the schemas add to a compact JSON object: `,"inputSchema":{…}` each.
+        pub fn measure(&self) -> (usize, usize) {
+            FIELDS
+                .into_iter()
+                .filter_map(|field| Some((field, self.field(field)?)))
+                .fold((0, 0), |(n, bytes), (field, schema)| {
+                    let value = serde_json::to_string(schema).map_or(0, |t| t.len());
+                    (n + 1, bytes + 1 + field.len() + 2 + 1 + value)
+                })
         }
 
         /// Puts the schemas into a header Tool where a plain derivation writes them

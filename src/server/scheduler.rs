@@ -10,7 +10,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::capabilities::{ClientFeatures, ClientShape};
 use super::convert;
-use super::guard::{guarded, lock};
+use super::guard::{guarded, guarded_inline, lock};
 use super::session::Session;
 use super::state::{Cached, Job, State};
 use crate::base::Diagnostic as PlainDiagnostic;
@@ -26,6 +26,10 @@ pub struct Analysed {
 
 /// The model of `job`'s document version: the cached one, or built now (off the protocol
 /// task) and cached. Settings are resolved through the session, outside the documents' lock.
+/// Documents up to this size are analysed on the calling task (well under a millisecond:
+/// about 0.1 ms at 500 lines); larger ones on a blocking thread.
+const INLINE_BYTES: usize = 32 * 1024;
+
 pub async fn analyse(
     state: &Arc<Mutex<State>>,
     session: &Arc<Mutex<Session>>,
@@ -51,11 +55,16 @@ pub async fn analyse(
     }
     let cell = cached.model.clone();
     let settings = cached.settings.clone();
-    let model = guarded("analysis", move || {
+    let small = job.snapshot.text.len() <= INLINE_BYTES;
+    let build = move || {
         cell.get_or_init(|| Arc::new(Model::new(job.snapshot, settings, job.context)))
             .clone()
-    })
-    .await?;
+    };
+    let model = if small {
+        guarded_inline("analysis", build)?
+    } else {
+        guarded("analysis", build).await?
+    };
     Ok(Analysed { model, cached })
 }
 

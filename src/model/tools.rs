@@ -376,8 +376,8 @@ fn derive_memoized(
         }
         Some(derivation)
     };
-    let shared = match schema_memo::lookup(&key) {
-        Some(part) => part,
+    let (mut derivation, shared) = match schema_memo::lookup(&key) {
+        Some(part) => (header(yaml)?, part),
         None => {
             let whole = full()?;
             let Some(head) = header(yaml) else {
@@ -392,7 +392,7 @@ fn derive_memoized(
                 .filter(|p| !head.problems.contains(p))
                 .cloned()
                 .collect();
-            schema_memo::store(
+            let stored = schema_memo::store(
                 key,
                 schema_memo::Schemas {
                     input: tool.get("inputSchema").cloned(),
@@ -401,10 +401,10 @@ fn derive_memoized(
                     constructs: OnceLock::new(),
                     members: OnceLock::new(),
                 },
-            )
+            );
+            (head, stored)
         }
     };
-    let mut derivation = header(yaml)?;
     derivation.problems.extend(shared.problems.iter().cloned());
     Some((derivation, Some(shared)))
 }

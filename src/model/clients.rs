@@ -161,11 +161,11 @@ pub fn constructs_in(schema_name: &'static str, schema: &Value) -> Vec<Found> {
 
 /// The constructs clients fail on in a derived Tool, in both its schemas.
 pub fn constructs(tool: &Value) -> Vec<Found> {
-    constructs_of(&|name| tool.get(name))
+    constructs_of(|name| tool.get(name))
 }
 
 /// [`constructs`] of the schemas `schema` gives by field name.
-pub fn constructs_of<'v>(schema: &dyn Fn(&str) -> Option<&'v Value>) -> Vec<Found> {
+pub fn constructs_of<'v>(schema: impl Fn(&str) -> Option<&'v Value>) -> Vec<Found> {
     SCHEMAS
         .iter()
         .filter_map(|(name, _)| schema(name).map(|s| constructs_in(name, s)))

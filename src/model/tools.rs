@@ -126,7 +126,7 @@ impl ToolEntry {
         match &self.shared {
             Some(shared) => shared
                 .constructs
-                .get_or_init(|| super::clients::constructs_of(&|name| shared.field(name)))
+                .get_or_init(|| super::clients::constructs_of(|name| shared.field(name)))
                 .clone(),
             None => self
                 .derivation

@@ -35,6 +35,19 @@ impl YamlDoc {
         self.text.as_deref()
     }
 
+    /// A document with no root, anchors, errors or deferred parts: what a deferred subtree
+    /// (which holds none of these) is read in, on its own.
+    pub(super) fn empty() -> YamlDoc {
+        YamlDoc {
+            root: None,
+            anchors: HashMap::new(),
+            errors: Vec::new(),
+            source: Source::TreeSitter,
+            deferred: Vec::new(),
+            text: None,
+        }
+    }
+
     /// The deferred part behind `node`, when `node` stands for one.
     pub fn deferred_part(&self, node: &Node) -> Option<&DeferredPart> {
         match node.kind {

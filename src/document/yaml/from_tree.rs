@@ -224,14 +224,7 @@ impl<'t> TreeBuilder<'t> {
                 deferred: Vec::new(),
             };
             let node = sub.node(v, depth);
-            let doc = YamlDoc {
-                root: None,
-                anchors: HashMap::new(),
-                errors: Vec::new(),
-                source: Source::TreeSitter,
-                deferred: Vec::new(),
-                text: None,
-            };
+            let doc = YamlDoc::empty();
             let mut budget = 2_000_000;
             let json = node.to_json(&doc, &mut budget);
             memo::store(memo::Memo {

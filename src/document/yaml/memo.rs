@@ -112,15 +112,7 @@ impl DeferredPart {
         if let Some(found) = find(&self.memo.derived.lock().unwrap_or_else(|p| p.into_inner())) {
             return found;
         }
-        let doc = super::YamlDoc {
-            root: None,
-            anchors: Default::default(),
-            errors: Vec::new(),
-            source: super::Source::TreeSitter,
-            deferred: Vec::new(),
-            text: None,
-        };
-        let value = Arc::new(f(&doc, &self.memo.node));
+        let value = Arc::new(f(&super::YamlDoc::empty(), &self.memo.node));
         let mut held = self.memo.derived.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(found) = find(&held) {
             return found;

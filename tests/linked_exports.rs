@@ -5,9 +5,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::lsp_client::{LspClient, WAIT};
+use common::{cli as run, uri};
 use serde_json::{Value, json};
 
 const WORKFLOW: &str = "cwlVersion: v1.2\nclass: Workflow\nid: wf\nlabel: Both tools\n\
@@ -33,19 +33,6 @@ fn folder(name: &str) -> PathBuf {
     std::fs::write(root.join("tools/t.cwl"), tool(Some("t"))).unwrap();
     std::fs::write(root.join("tools/u.cwl"), tool(None)).unwrap();
     root
-}
-
-fn run(root: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_cwl-mcp-lsp"))
-        .args(args)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]
@@ -114,10 +101,6 @@ fn check_derive_and_tools_list_follow_run_files_alike() {
     assert_eq!(code, 0);
     let all: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(all.as_object().unwrap().len(), 1, "{all}");
-}
-
-fn uri(path: &Path) -> String {
-    format!("file://{}", path.display())
 }
 
 fn linked(diags: &Value) -> Vec<Value> {

@@ -7,6 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::lsp_client::{LspClient, WAIT, utf16_position};
+use common::uri;
 use serde_json::{Value, json};
 
 const NS: &str = "$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\n";
@@ -48,10 +49,6 @@ fn folder(name: &str) -> PathBuf {
     std::fs::write(root.join("doc.txt"), "Words.\n").unwrap();
     std::fs::write(root.join("wf.cwl"), wf()).unwrap();
     std::fs::canonicalize(root).unwrap()
-}
-
-fn uri(path: &Path) -> String {
-    format!("file://{}", path.display())
 }
 
 async fn start(root: &Path, text_document: Value) -> LspClient {

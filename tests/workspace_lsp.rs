@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::lsp_client::{LspClient, WAIT};
+use common::uri;
 use serde_json::{Value, json};
 
 fn tool(id: &str, name: &str) -> String {
@@ -30,10 +31,6 @@ fn folder(name: &str) -> PathBuf {
     std::fs::write(root.join("build/copy.cwl"), tool("a", "echo")).unwrap();
     std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
     root
-}
-
-fn uri(path: &Path) -> String {
-    format!("file://{}", path.display())
 }
 
 fn duplicates(diags: &Value) -> Vec<Value> {

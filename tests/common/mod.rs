@@ -40,3 +40,23 @@ pub fn cwl_files(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Runs the built `cwl-mcp-lsp` with `args` in `dir`: (exit code, stdout, stderr).
+pub fn cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cwl-mcp-lsp"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The `file://` URI of an absolute path written without percent-encoding (the tests' own
+/// folders have plain names).
+pub fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}

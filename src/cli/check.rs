@@ -80,11 +80,7 @@ fn check_one(file: &Path, roots: &[PathBuf], cli: &Layer) -> Result<Checked, Loa
     let (model, policy) = load_with_policy(file, roots, cli)?;
     let mut own = model.diagnostics().to_vec();
     // Under `cwl2mcp`, the files reached through `run:` fail a document whose export they fail.
-    own.extend(
-        crate::model::linked::diagnostics_from_disk(&model)
-            .into_iter()
-            .filter(|d| crate::model::analysis::reported(&model.settings, d.code)),
-    );
+    own.extend(crate::model::linked::diagnostics_from_disk(&model));
     Ok(Checked {
         display: file.display().to_string(),
         policy,

@@ -165,6 +165,9 @@ pub fn diagnostics(
     reached: &[Reached<Vec<Failure>>],
     uri: impl Fn(&Path) -> String,
 ) -> Vec<Diagnostic> {
+    if root.settings.profile != Profile::Cwl2mcp {
+        return Vec::new();
+    }
     let folder = root
         .context
         .path
@@ -175,9 +178,6 @@ pub fn diagnostics(
         Some(f) => relative(p, f).display().to_string(),
         None => p.display().to_string(),
     };
-    if root.settings.profile != Profile::Cwl2mcp {
-        return Vec::new();
-    }
     let mut out: Vec<Diagnostic> = Vec::new();
     for r in reached.iter().filter(|r| !r.value.is_empty()) {
         let first = &r.value[0];
@@ -216,6 +216,8 @@ pub fn diagnostics(
             .collect();
         out.push(d);
     }
+    // The settings that turn codes off apply here as to the document's own diagnostics.
+    out.retain(|d| super::analysis::reported(&root.settings, d.code));
     out
 }
 

@@ -281,9 +281,6 @@ impl State {
                 .map(|u| u.as_str().to_string())
                 .unwrap_or_default()
         })
-        .into_iter()
-        .filter(|d| crate::model::analysis::reported(&model.settings, d.code))
-        .collect()
     }
 
     /// The open documents other than `uri` whose `cwl2mcp` export reaches `path` through

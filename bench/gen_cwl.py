@@ -21,6 +21,8 @@ Sidecar <out>.pos.json holds 0-based LSP positions:
                    use_when       a char inserted / deleted in the `useWhen` prose
                    input_doc      a char inserted / deleted in the `doc` of the middle input
                    input_default  a digit appended to / removed from the middle input's `default`
+                   input_typing   a word typed letter by letter in that `doc`, then deleted at once
+                                  (each text is new, so no content memo hits)
                    base_command   a char inserted / deleted in `baseCommand: [bigtool, align]`
                    yaml           `]` of `baseCommand` deleted (YAML broken), then restored
 --hints-at top puts requirements/hints before inputs (common style);
@@ -100,6 +102,13 @@ def edit(l1, c1, l2, c2, text, row):
 
 def insert_delete(line, col, ch, row):
     return [edit(line, col, line, col, ch, row), edit(line, col, line, col + len(ch), "", row)]
+
+
+def typing(line, col, word, row):
+    """A word typed one character at a time, then deleted in one edit: every text is new
+    (the content memos miss), unlike the insert-then-delete toggles of the other sites."""
+    typed = [edit(line, col + k, line, col + k, ch, row) for k, ch in enumerate(word)]
+    return typed + [edit(line, col, line, col + len(word), "", row)]
 
 
 def hints_block(rng, pos, base_line, n_inputs):
@@ -182,6 +191,7 @@ def main():
         pos["sites"]["input_default"] = insert_delete(first + d, len(block[d]), "7", "input_default")
         d = next(k for k, x in enumerate(block) if x == "    doc: |") + 1
         pos["sites"]["input_doc"] = insert_delete(first + d, len(block[d]) // 2, "x", "input_doc")
+        pos["sites"]["input_typing"] = typing(first + d, len(block[d]) // 2, "quickly ", "input_typing")
     n_inputs = i
     lines += ["outputs:", "  aligned:", "    type: File", "    format: edam:format_2572",
               "    secondaryFiles: [.bai]", "    outputBinding:", "      glob: \"*.bam\"",

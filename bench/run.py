@@ -56,12 +56,14 @@ RATIO_TARGET = 50.0      # yaml-language-server / ours, every size and edit site
 
 # Edit sites, in the order they are edited within one server process (see bench/gen_cwl.py),
 # and the report rows they produce (the `yaml` site gives two rows: its two edits differ).
-SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "base_command", "yaml")
+SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "input_typing", "base_command",
+              "yaml")
 ROWS = (
     ("annotation", "annotation value `true`↔`trux`"),
     ("use_when", "`useWhen` prose"),
     ("input_doc", "an input's `doc`"),
     ("input_default", "an input's `default`"),
+    ("input_typing", "a word typed in an input's `doc` (every text new)"),
     ("base_command", "`baseCommand`"),
     ("yaml_broken", "`]` deleted in `baseCommand` (YAML broken)"),
     ("yaml_restored", "`]` restored (YAML valid again)"),
@@ -314,7 +316,8 @@ def one_run(server, info, edits_per_site, repeats):
         version = 1
         for site in SITE_ORDER:
             edits = pos["sites"][site]
-            for k in range(edits_per_site):
+            # Whole rounds of the site's list, so that the text comes back.
+            for k in range(-(-edits_per_site // len(edits)) * len(edits)):
                 e = edits[k % len(edits)]
                 version += 1
                 t0 = c.notify("textDocument/didChange", {
@@ -664,7 +667,9 @@ def write_report(path, res, args):
              "gives the nominal size and the real line count. The edit sites are in the generator's sidecar "
              "(`sites`): the annotation `readOnlyHint: true` → `trux` → `true`; a character inserted then "
              "deleted in the `useWhen` prose, in the `doc` of the input nearest the middle of the file, in "
-             "`baseCommand`; a digit appended to and removed from that input's `default`; `]` of `baseCommand` "
+             "`baseCommand`; a digit appended to and removed from that input's `default`; the word `quickly ` "
+             "typed one letter at a time in that input's `doc`, then deleted at once (every text is new, so no "
+             "content memo of the whole `inputs` hits: what typing costs); `]` of `baseCommand` "
              "deleted (the YAML is broken) then restored.")
     L.append("- The client is `bench/run.py` itself: single-threaded, stdio, Content-Length framing; a "
              "message's time is taken when its last byte is read, before JSON decoding. It declares push "

@@ -1,20 +1,23 @@
 //! The scoped paths give exactly what a full recomputation gives, at every edit site of the
 //! benchmark (`bench/run.py`): the annotation value (`true` ↔ `trux`), `useWhen` prose, an
-//! input's `doc` and `default`, `baseCommand`, `]` of `baseCommand` deleted then restored
-//! (YAML broken, then valid), and a line break typed near the top (every later row moves);
-//! with the hint near the top and at the end, under both profiles.
+//! input's `doc` and `default`, a word typed letter by letter in that `doc` (every text new),
+//! a character typed in an input's name, `baseCommand`, `]` of `baseCommand` deleted then
+//! restored (YAML broken, then valid), and a line break typed near the top (every later row
+//! moves); with the hint near the top and at the end, under both profiles.
 //!
 //! Each edit goes through `Document::apply_changes` (incremental reparse with the
 //! position-independent scanner state, the content-keyed memos of `inputs` and of the schemas),
 //! then:
 //! - the incremental tree equals a fresh parse of the same text, node by node (kind, field,
 //!   byte range, points);
-//! - the model of the snapshot equals the model built from scratch from the text: the same
+//! - the model of the snapshot equals the model built from scratch from the text with every
+//!   content memo off (`memo::unmemoized`: nothing deferred, no memoized schema): the same
 //!   diagnostics, the same derived Tools (every entry, and the current Tool or its refusal).
 //!
 //! Tests, not timings: `benches/floor.rs` and `bench/run.py` measure the cost.
 use cwl_mcp_lsp::base::DocumentContext;
 use cwl_mcp_lsp::base::settings::{Profile, Settings};
+use cwl_mcp_lsp::document::yaml::memo;
 use cwl_mcp_lsp::document::{Change, Document, Encoding, Position, Snapshot};
 use cwl_mcp_lsp::model::Model;
 
@@ -99,6 +102,23 @@ fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
             },
         ]
     };
+    // A word typed one character at a time, then deleted at once: every text is new, so no
+    // content memo of the whole `inputs` hits (the entries around the edited one do).
+    let typing = |p: usize, word: &'static str| {
+        let mut edits: Vec<Edit> = (0..word.len())
+            .map(|k| Edit {
+                start: p + k,
+                end: p + k,
+                new: &word[k..k + 1],
+            })
+            .collect();
+        edits.push(Edit {
+            start: p,
+            end: p + word.len(),
+            new: "",
+        });
+        edits
+    };
     let annotation = at("readOnlyHint: true", "readOnlyHint: tru".len());
     let use_when = at("FASTQ or BAM", "FASTQ".len());
     let middle = format!("reads_sample_{:05}:", 101);
@@ -128,6 +148,8 @@ fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
         ),
         ("use_when", ins_del(use_when, "x")),
         ("input_doc", ins_del(doc, "x")),
+        ("input_typing", typing(doc, "quickly ")),
+        ("input_name", ins_del(input + "reads_sample".len(), "x")),
         ("input_default", ins_del(default, "7")),
         ("base_command", ins_del(base, "x")),
         (
@@ -183,7 +205,24 @@ fn observed(model: &Model) -> (String, Vec<String>, Vec<String>) {
     let entries: Vec<_> = model.entries().collect();
     (
         format!("{:?}", model.diagnostics()),
-        entries.iter().map(|e| format!("{e:?}")).collect(),
+        entries
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {:?} {} {} {} {:?} {:?} {:?} {:?} {:?}",
+                    e.key,
+                    e.id,
+                    e.process_index,
+                    e.hinted,
+                    e.inline,
+                    e.anchor,
+                    e.span,
+                    e.to_derivation(),
+                    e.located,
+                    e.blocked_by
+                )
+            })
+            .collect(),
         entries
             .iter()
             .map(|e| format!("{:?}", model.current_tool(e)))
@@ -256,8 +295,10 @@ fn check_sites(hint_at_top: bool, profile: Profile) {
                     "incremental tree differs from a fresh parse: {what}"
                 );
                 let incremental = Model::new(doc.snapshot(), settings.clone(), context.clone());
-                let scratch = Model::of_text(&text, settings.clone(), context.clone());
-                let (got, want) = (observed(&incremental), observed(&scratch));
+                let got = observed(&incremental);
+                let want = memo::unmemoized(|| {
+                    observed(&Model::of_text(&text, settings.clone(), context.clone()))
+                });
                 same(&got.0, &want.0, &format!("diagnostics: {what}"));
                 same(
                     &got.1.join("\n"),

@@ -47,7 +47,12 @@ fn deferred_inputs_read_like_libyaml_with_exact_spans() {
         let built = yaml.deref(inputs);
         let pair = built.entry("in_0123").unwrap();
         assert_eq!(&text[pair.key.span.clone()], "in_0123");
-        let label = pair.value.get("label").unwrap();
+        // Each input is deferred too (memoized by its own text), read through `deref`.
+        assert!(
+            matches!(pair.value.kind, Kind::Deferred(_)),
+            "round {round}"
+        );
+        let label = yaml.deref(&pair.value).get("label").unwrap();
         assert_eq!(&text[label.span.clone()], "Input é 123");
         let view = CwlView::new(&yaml);
         assert_eq!(view.processes[0].inputs(&yaml).len(), 400);

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::ogc::STRING_FORMATS;
 use super::resolve::Source;
 use super::types::{
-    Abort, MAX_DEPTH, MAX_NODES, Param, TypeEnv, fields_of, is_nullable, local_name,
+    self, Abort, MAX_DEPTH, MAX_NODES, Param, TypeEnv, fields_of, is_nullable, local_name,
     normalize_type, unresolved_problem,
 };
 use super::{PathSeg, Problem};
@@ -28,6 +28,16 @@ pub fn doc_text(doc: &Value) -> Option<String> {
     };
     let t = text.trim_end();
     (!t.is_empty()).then(|| t.to_string())
+}
+
+/// One parameter's schema as rendered, whether it is required, and the problems, recursive
+/// definitions and nodes its rendering found.
+struct Rendered {
+    schema: Map<String, Value>,
+    required: bool,
+    problems: Vec<Problem>,
+    found: BTreeSet<usize>,
+    nodes: usize,
 }
 
 struct Renderer<'e, 'a> {
@@ -83,6 +93,29 @@ impl Renderer<'_, '_> {
         for p in params {
             self.path = p.path.clone();
             let name = local_name(&p.id).to_string();
+            let memo_key = self.env.memo_env.as_ref().map(|e| {
+                format!(
+                    "inline|{e}|{with_defaults}|{:?}|{}",
+                    self.by_ref,
+                    types::param_key(p)
+                )
+            });
+            // A memoized schema is the same as rendering it again here (rendering reads
+            // `by_ref`, in the key, never what this pass found), unless it would cross the
+            // node budget (then rendering aborts where it did).
+            if let Some(m) = types::memoized::<Rendered>(p, memo_key.as_ref())
+                && self.nodes + m.nodes <= MAX_NODES
+            {
+                self.nodes += m.nodes;
+                self.problems.extend(m.problems.iter().cloned());
+                self.found.extend(m.found.iter().copied());
+                if m.required {
+                    required.push(Value::String(name.clone()));
+                }
+                properties.insert(name, Value::Object(m.schema.clone()));
+                continue;
+            }
+            let (nodes, problems, found) = (self.nodes, self.problems.len(), self.found.clone());
             let (mut schema, optional) = match p.ty {
                 Some(ty) => self.typed(ty, &doc, 0).map_err(|a| (a, p.path.clone()))?,
                 None => (Map::new(), false),
@@ -99,8 +132,21 @@ impl Renderer<'_, '_> {
             if with_defaults && let Some(d) = p.default {
                 schema.insert("default".into(), file_default(d));
             }
-            if !optional && !defaulted {
+            let is_required = !optional && !defaulted;
+            if is_required {
                 required.push(Value::String(name.clone()));
+            }
+            if let (Some(memo), Some(key)) = (p.memo, memo_key) {
+                memo.put(
+                    key,
+                    std::sync::Arc::new(Rendered {
+                        schema: schema.clone(),
+                        required: is_required,
+                        problems: self.problems[problems..].to_vec(),
+                        found: self.found.difference(&found).copied().collect(),
+                        nodes: self.nodes - nodes,
+                    }),
+                );
             }
             properties.insert(name, Value::Object(schema));
         }

@@ -60,6 +60,13 @@ pub use validate::{SchemaViolation, name_problem, validate_tool};
 
 use resolve::Loader;
 use types::{Abort, TypeEnv, params_of};
+pub use types::{Param, ParamMemo, params_of_entries};
+
+/// Whether an input's value, `depth` levels below its process, nests deeper than a process
+/// value may ([`derive_tool`] refuses such a process as too complex).
+pub fn nests_too_deep(value: &Value, depth: usize) -> bool {
+    types::nesting_exceeds(value, types::MAX_VALUE_NESTING.saturating_sub(depth))
+}
 
 /// One process to derive a Tool from.
 #[derive(Clone, Copy, Debug)]
@@ -171,6 +178,24 @@ pub use crate::hint::normalize_name;
 
 /// Derives the MCP Tool of one process and validates it (SPEC §4).
 pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
+    derive_tool_with(input, opts, None)
+}
+
+/// A process's inputs given apart from its value, each with where its rendered schema is
+/// kept ([`ParamMemo`]), and what identifies the process's surroundings (`TypeEnv::memo_env`).
+/// The process value then has no `inputs`, or an empty one.
+#[derive(Clone, Copy, Debug)]
+pub struct GivenInputs<'a> {
+    pub params: &'a [Param<'a>],
+    pub memo_env: &'a str,
+}
+
+/// [`derive_tool`], with the inputs given apart (`None`: read from the process value).
+pub fn derive_tool_with(
+    input: &ProcessInput,
+    opts: &DeriveOptions,
+    given: Option<GivenInputs>,
+) -> Derivation {
     let mut problems = Vec::new();
     let Some(process) = input.process.as_object() else {
         problems.push(Problem {
@@ -213,7 +238,7 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
     // the document URI, and its parameters then keep the file name in their keys.
     let scoped = id.is_some() || !input.key.contains("://");
     let scope = scoped.then(|| input.key.to_string());
-    let env = TypeEnv::new(
+    let mut env = TypeEnv::new(
         &loader,
         input.document,
         input.namespaces,
@@ -223,9 +248,13 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
         &mut problems,
         strict,
     );
+    env.memo_env = given.map(|g| g.memo_env.to_string());
     let inputs_v = section(&loader, input.process, "inputs", &mut problems, strict);
     let outputs_v = section(&loader, input.process, "outputs", &mut problems, strict);
-    let inputs = params_of(&inputs_v, "inputs");
+    let inputs = match given {
+        Some(g) => g.params.to_vec(),
+        None => params_of(&inputs_v, "inputs"),
+    };
     let outputs = params_of(&outputs_v, "outputs");
     let label = text_field(&loader, process, "label", &mut problems, strict);
     let doc_v = match process.get("doc") {

@@ -4,8 +4,8 @@ use serde_json::{Map, Value, json};
 
 use super::resolve::STRING_FORMAT_URL;
 use super::types::{
-    Abort, Base, MAX_DEPTH, MAX_NODES, Param, TypeEnv, fields_of, is_nullable, normalize_type,
-    unresolved_problem,
+    self, Abort, Base, MAX_DEPTH, MAX_NODES, Param, TypeEnv, fields_of, is_nullable,
+    normalize_type, unresolved_problem,
 };
 use super::{PathSeg, Problem};
 
@@ -57,6 +57,13 @@ struct Renderer<'e, 'a> {
     path: Vec<PathSeg>,
 }
 
+/// One parameter's schema as rendered, with the problems and the nodes it counted.
+struct Rendered {
+    schema: Map<String, Value>,
+    problems: Vec<Problem>,
+    nodes: usize,
+}
+
 /// The cwl2ogc JSON schema of one parameter list. `key` is the process key (the id after its
 /// last `#`); `label` is `inputs` or `outputs`.
 pub fn parameters_schema(
@@ -82,6 +89,23 @@ pub fn parameters_schema(
     for p in params {
         r.path = p.path.clone();
         let k = property_key(&p.id, doc_file, has_id);
+        let memo_key = env.memo_env.as_ref().map(|e| {
+            format!(
+                "ogc|{e}|{key}|{label}|{doc_file}|{has_id}|{}",
+                types::param_key(p)
+            )
+        });
+        // A memoized schema is the same as rendering it again here, unless it would cross
+        // the node budget (then rendering finds the same problems up to the same abort).
+        if let Some(m) = types::memoized::<Rendered>(p, memo_key.as_ref())
+            && r.nodes + m.nodes <= MAX_NODES
+        {
+            r.nodes += m.nodes;
+            r.problems.extend(m.problems.iter().cloned());
+            defs.insert(k, Value::Object(m.schema.clone()));
+            continue;
+        }
+        let (nodes, found) = (r.nodes, r.problems.len());
         let process = Base {
             source: doc.clone(),
             frag: Some(env.scope.clone().unwrap_or_default()),
@@ -107,6 +131,16 @@ pub fn parameters_schema(
                 other => other.clone(),
             };
             schema.insert("default".into(), value);
+        }
+        if let (Some(memo), Some(key)) = (p.memo, memo_key) {
+            memo.put(
+                key,
+                std::sync::Arc::new(Rendered {
+                    schema: schema.clone(),
+                    problems: r.problems[found..].to_vec(),
+                    nodes: r.nodes - nodes,
+                }),
+            );
         }
         // A repeated key keeps its first position and its last schema (a Python dict).
         defs.insert(k, Value::Object(schema));

@@ -91,6 +91,9 @@ pub struct TypeEnv<'a> {
     pub defs: Vec<TypeDef>,
     /// The process fragment (`main`), used to match scoped names such as `main/Foo`.
     pub scope: Option<String>,
+    /// What identifies the process's surroundings (everything outside its parameters) when
+    /// its parameters' schemas are memoized ([`ParamMemo`]); `None`: nothing memoized.
+    pub memo_env: Option<String>,
 }
 
 impl<'a> TypeEnv<'a> {
@@ -113,6 +116,7 @@ impl<'a> TypeEnv<'a> {
             namespaces,
             defs: Vec::new(),
             scope,
+            memo_env: None,
         };
         let doc = loader.document_source();
         let mut sections = vec!["requirements"];
@@ -505,7 +509,52 @@ pub fn is_nullable(normalized: &Value) -> bool {
         .is_some_and(|a| a.iter().any(|v| v == "null"))
 }
 
+/// Where one parameter's rendered schema is kept across derivations, by everything else the
+/// rendering depends on (a key the renderer writes: the process's surroundings, the profile,
+/// the parameter's place). The model keeps one per large input, with the input's text: an
+/// edit in one input renders that input's schema again, not all of them (issue 14).
+pub trait ParamMemo: Send + Sync {
+    fn get(&self, key: &str) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>;
+    fn put(&self, key: String, value: std::sync::Arc<dyn std::any::Any + Send + Sync>);
+}
+
+impl std::fmt::Debug for dyn ParamMemo + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ParamMemo")
+    }
+}
+
+/// The part of a renderer's memo key that names the parameter: its path and id (cheaper
+/// than their `Debug` form, which this is read for once per parameter and derivation).
+pub fn param_key(p: &Param) -> String {
+    let mut out = String::with_capacity(64);
+    for seg in &p.path {
+        match seg {
+            PathSeg::Key(k) => {
+                out.push('/');
+                out.push_str(&k.replace('~', "~0").replace('/', "~1"));
+            }
+            PathSeg::Index(i) => {
+                out.push_str("/#");
+                out.push_str(&i.to_string());
+            }
+        }
+    }
+    out.push('|');
+    out.push_str(&p.id);
+    out
+}
+
+/// A renderer's memoized output for `p` under `key` (its surroundings, see [`ParamMemo`]).
+pub fn memoized<T: std::any::Any + Send + Sync>(
+    p: &Param,
+    key: Option<&String>,
+) -> Option<std::sync::Arc<T>> {
+    p.memo?.get(key?)?.downcast::<T>().ok()
+}
+
 /// One CWL parameter (input or output), in either list or map form.
+#[derive(Clone, Debug)]
 pub struct Param<'v> {
     /// The id as written (map key, or the `id` field).
     pub id: String,
@@ -515,6 +564,8 @@ pub struct Param<'v> {
     pub doc: Option<&'v Value>,
     pub default: Option<&'v Value>,
     pub path: Vec<PathSeg>,
+    /// Where its rendered schema is kept, when its body is memoized by content.
+    pub memo: Option<&'v dyn ParamMemo>,
 }
 
 /// The parameters of `process[section]` in declaration order.
@@ -547,6 +598,7 @@ pub fn params_of<'v>(process: &'v Value, section: &str) -> Vec<Param<'v>> {
                         doc: None,
                         default: None,
                         path,
+                        memo: None,
                     }),
                 }
             }
@@ -564,7 +616,53 @@ fn param_from_map<'v>(id: String, m: &'v Map<String, Value>, path: Vec<PathSeg>)
         doc: m.get("doc").filter(|v| !v.is_null()),
         default: m.get("default").filter(|v| !v.is_null()),
         path,
+        memo: None,
     }
+}
+
+/// The parameters of a section given entry by entry (each with where its schema is kept), as
+/// [`params_of`] reads them from the section's JSON: `(Some(key), value)` for a mapping's
+/// entries, `(None, item)` for a list's.
+pub fn params_of_entries<'v>(
+    entries: &[(Option<&str>, &'v Value, Option<&'v dyn ParamMemo>)],
+    section: &str,
+) -> Vec<Param<'v>> {
+    let base = vec![PathSeg::Key(section.into())];
+    let mut out = Vec::new();
+    for (i, (key, value, memo)) in entries.iter().enumerate() {
+        let mut path = base.clone();
+        let param = match key {
+            None => {
+                path.push(PathSeg::Index(i));
+                let Some(m) = value.as_object() else { continue };
+                let id = match m.get("id") {
+                    Some(Value::String(s)) => s.clone(),
+                    _ => continue,
+                };
+                param_from_map(id, m, path)
+            }
+            Some(key) => {
+                path.push(PathSeg::Key(key.to_string()));
+                match value {
+                    Value::Object(pm) => param_from_map(key.to_string(), pm, path),
+                    other => Param {
+                        id: key.to_string(),
+                        ty: Some(other),
+                        label: None,
+                        doc: None,
+                        default: None,
+                        path,
+                        memo: None,
+                    },
+                }
+            }
+        };
+        out.push(Param {
+            memo: *memo,
+            ..param
+        });
+    }
+    out
 }
 
 /// Record fields in declaration order: `(name, type, label, doc)`.

@@ -8,7 +8,7 @@ use crate::base::DocumentContext;
 use crate::cwl::{PathSeg, Process};
 use crate::hint::values::HintValues;
 
-use super::{Derivation, DeriveOptions, ProcessInput, derive_tool};
+use super::{Derivation, DeriveOptions, GivenInputs, ProcessInput, derive_tool_with};
 
 /// The value at `path` below `root` (the JSON form of the YAML tree; aliases are expanded in
 /// it, so the view's paths lead to the same places).
@@ -44,6 +44,19 @@ pub fn derive_process(
     location: Location,
     opts: &DeriveOptions,
 ) -> Derivation {
+    derive_process_with(root, process, hint, context, location, opts, None)
+}
+
+/// [`derive_process`], with the process's inputs given apart ([`GivenInputs`]).
+pub fn derive_process_with(
+    root: &Value,
+    process: &Process,
+    hint: Option<&HintValues>,
+    context: &DocumentContext,
+    location: Location,
+    opts: &DeriveOptions,
+    given: Option<GivenInputs>,
+) -> Derivation {
     let empty = Map::new();
     let namespaces = root
         .get("$namespaces")
@@ -63,7 +76,7 @@ pub fn derive_process(
         hint,
         document: Some(root),
     };
-    derive_tool(&input, opts)
+    derive_tool_with(&input, opts, given)
 }
 
 /// A copy of `value` with every object's keys sorted (as `json.dumps(sort_keys=True)`).

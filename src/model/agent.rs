@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 use crate::base::{Code, Diagnostic, Profile};
-use crate::document::yaml::{Node, Resolved, YamlDoc};
+use crate::document::yaml::{Kind, Node, Resolved, YamlDoc};
 
 use super::Model;
 
@@ -26,21 +26,64 @@ fn has_text(yaml: &YamlDoc, node: &Node, key: &str) -> bool {
 /// The inputs of an `inputs` node with neither `label` nor `doc`: their id's span and id.
 struct Undescribed(Vec<(Range<usize>, String)>);
 
+/// Whether a parameter's body tells an agent what it is.
+fn described(yaml: &YamlDoc, body: &Node) -> bool {
+    body.is_map() && (has_text(yaml, body, "label") || has_text(yaml, body, "doc"))
+}
+
+/// [`described`] of a parameter body, once per content when the body is a deferred entry.
+fn body_described(yaml: &YamlDoc, body: &Node) -> bool {
+    struct Described(bool);
+    match yaml.deferred_part(body) {
+        Some(part) => part.derived(|doc, node| Described(described(doc, node))).0,
+        None => described(yaml, yaml.deref(body)),
+    }
+}
+
+/// The id span and id of a list-form parameter that is not [`described`].
+fn listed_undescribed(yaml: &YamlDoc, body: &Node) -> Option<(Range<usize>, String)> {
+    let id_node = body.get("id")?;
+    let id = id_node.scalar()?;
+    (!described(yaml, body)).then(|| (id_node.span.clone(), id.to_string()))
+}
+
+/// The parameters as `crate::cwl::params` lists them, each deferred entry read once per
+/// content (its body is never built shifted).
 fn undescribed(yaml: &YamlDoc, inputs: Option<&Node>) -> Undescribed {
-    Undescribed(
-        crate::cwl::params(yaml, inputs)
-            .into_iter()
-            .filter(|param| {
-                !(param.body.is_map()
-                    && (has_text(yaml, param.body, "label") || has_text(yaml, param.body, "doc")))
-            })
-            .map(|param| (param.id_node.span.clone(), param.id.to_string()))
-            .collect(),
-    )
+    let mut out = Vec::new();
+    match inputs.map(|n| &yaml.deref(n).kind) {
+        Some(Kind::Seq { items, .. }) => {
+            for item in items {
+                let found = match yaml.deferred_part(item) {
+                    Some(part) => {
+                        struct Listed(Option<(Range<usize>, String)>);
+                        let at = part.offset();
+                        part.derived(|doc, node| Listed(listed_undescribed(doc, node)))
+                            .0
+                            .as_ref()
+                            .map(|(span, id)| (span.start + at..span.end + at, id.clone()))
+                    }
+                    None => listed_undescribed(yaml, yaml.deref(item)),
+                };
+                out.extend(found);
+            }
+        }
+        Some(Kind::Map { pairs, .. }) => {
+            for pair in pairs {
+                if let Some(id) = pair.key.scalar()
+                    && !body_described(yaml, &pair.value)
+                {
+                    out.push((pair.key.span.clone(), id.to_string()));
+                }
+            }
+        }
+        _ => {}
+    }
+    Undescribed(out)
 }
 
 /// [`undescribed`] of a process's `inputs`; a large (deferred) `inputs` is read once per
-/// content, not rebuilt for each version (issue 14).
+/// content, not rebuilt for each version (issue 14), and its entries once per entry content.
 fn undescribed_inputs(yaml: &YamlDoc, inputs: Option<&Node>) -> Vec<(Range<usize>, String)> {
     match inputs.and_then(|n| yaml.deferred_part(n)) {
         Some(part) => {

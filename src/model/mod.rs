@@ -34,6 +34,7 @@ pub mod linked;
 pub mod links;
 #[cfg(test)]
 mod links_tests;
+mod split;
 pub mod tools;
 pub mod workspace;
 

@@ -342,7 +342,7 @@ fn derive_memoized(
             .json()
             .map(|r| derive_process(r, process, hint, context, location, opts))
     };
-    if !process.path.is_empty() {
+    if !process.path.is_empty() || !crate::document::yaml::memo::enabled() {
         return full().map(|d| (d, None));
     }
     let Some(text) = yaml.text.clone() else {
@@ -379,13 +379,30 @@ fn derive_memoized(
     let (mut derivation, shared) = match schema_memo::lookup(&key) {
         Some(part) => (header(yaml)?, part),
         None => {
-            let whole = full()?;
+            let split = super::split::derive(
+                model,
+                process,
+                hint,
+                location,
+                opts,
+                &key.settings,
+                key.hint.clone(),
+            );
+            let mut whole = match split {
+                Some(whole) => whole,
+                None => full()?,
+            };
             let Some(head) = header(yaml) else {
                 return Some((whole, None));
             };
-            let Some(tool) = &whole.tool else {
+            let Some(tool) = whole.tool.as_mut().and_then(Value::as_object_mut) else {
                 return Some((whole, None));
             };
+            // The schemas move into the memo (the header derivation is what this version keeps).
+            let (input, output) = (
+                tool.shift_remove("inputSchema"),
+                tool.shift_remove("outputSchema"),
+            );
             let problems = whole
                 .problems
                 .iter()
@@ -395,8 +412,8 @@ fn derive_memoized(
             let stored = schema_memo::store(
                 key,
                 schema_memo::Schemas {
-                    input: tool.get("inputSchema").cloned(),
-                    output: tool.get("outputSchema").cloned(),
+                    input,
+                    output,
                     problems,
                     constructs: OnceLock::new(),
                     members: OnceLock::new(),

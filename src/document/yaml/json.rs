@@ -4,8 +4,12 @@
 //! Uses `node`, `resolve` (scalar values), `doc` (anchors, deferred parts) and `memo` (a
 //! deferred part's memoized JSON).
 use super::doc::YamlDoc;
+use super::memo::Memo;
 use super::node::{Kind, Node};
 use super::resolve::Resolved;
+
+/// How many values a document's JSON may hold (aliases expanded).
+pub(super) const JSON_BUDGET: usize = 2_000_000;
 
 impl Node {
     /// Converts to JSON. Aliases are expanded from `anchors`; `budget` bounds the number of
@@ -16,11 +20,11 @@ impl Node {
 
     /// The JSON of a mapping without the given top-level keys.
     pub fn to_json_without(&self, doc: &YamlDoc, skip: &[&str]) -> Option<serde_json::Value> {
-        let mut budget = 2_000_000;
+        let mut budget = JSON_BUDGET;
         self.to_json_depth(doc, &mut budget, 0, skip)
     }
 
-    fn to_json_depth(
+    pub(super) fn to_json_depth(
         &self,
         doc: &YamlDoc,
         budget: &mut usize,
@@ -74,18 +78,42 @@ impl Node {
             }
             Kind::Invalid => Value::Null,
             Kind::Deferred(i) => {
-                let part = doc.deferred.get(*i)?;
-                let json = part.memo.json.as_ref()?;
-                *budget = budget.checked_sub(part.memo.nodes)?;
+                let memo = &doc.deferred.get(*i)?.memo;
+                if !memo.view.deferred.is_empty() {
+                    // A section: built here from its entries' JSON, not copied from its own
+                    // (one copy of each entry instead of two). Its node was counted above.
+                    *budget += 1;
+                    return memo.node.to_json_depth(&memo.view, budget, depth, &[]);
+                }
+                let (json, nodes) = memo.json()?;
+                *budget = budget.checked_sub(nodes)?;
                 json.clone()
             }
         })
     }
 }
 
+impl Memo {
+    /// The JSON form, built on first read (from the parts' own JSON), and how many values it
+    /// holds below its root (for the alias budget); `None` when it cannot be built (an
+    /// unresolved alias, too many values, too deep).
+    pub fn json(&self) -> Option<(&serde_json::Value, usize)> {
+        self.json
+            .get_or_init(|| {
+                let mut budget = JSON_BUDGET;
+                let json = self
+                    .node
+                    .to_json_depth(&self.view, &mut budget, self.depth, &[])?;
+                Some((json, JSON_BUDGET - budget - 1))
+            })
+            .as_ref()
+            .map(|(json, nodes)| (json, *nodes))
+    }
+}
+
 impl YamlDoc {
     pub fn to_json(&self) -> Option<serde_json::Value> {
-        let mut budget = 2_000_000;
+        let mut budget = JSON_BUDGET;
         match &self.root {
             Some(root) => root.to_json(self, &mut budget),
             None => Some(serde_json::Value::Null),

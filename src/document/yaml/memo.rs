@@ -7,6 +7,7 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::YamlDoc;
 use super::errors::SyntaxError;
 use super::node::{Node, Span};
 
@@ -21,20 +22,70 @@ const BUDGET_BYTES: usize = 8 << 20;
 
 #[derive(Debug)]
 pub struct Memo {
+    /// The key: the subtree's text from the start of its first line to the end of the blank
+    /// lines after it, all the text its build reads (a block scalar's indentation and trailing
+    /// blank lines).
     pub text: Arc<str>,
-    /// The subtree, with spans relative to its start.
+    /// The subtree, with spans relative to its start; its [`Kind::Deferred`](super::Kind)
+    /// nodes index `view`'s parts.
     pub node: Node,
     /// Its syntax errors (duplicate keys), relative to its start.
     pub errors: Vec<SyntaxError>,
-    pub json: Option<serde_json::Value>,
-    /// How many values its JSON holds (for the alias budget).
-    pub nodes: usize,
+    /// What `node` is read in: its own parts (the entries of a large `inputs`, each memoized
+    /// by its content, so that an edit in one entry builds that entry alone), spans relative to
+    /// the subtree's start.
+    pub view: YamlDoc,
+    /// The nesting depth its JSON is built at (the entries of a section are one level down).
+    pub(super) depth: usize,
+    /// Its JSON form and how many values that holds below its root, built on first read
+    /// ([`Memo::json`]).
+    pub(super) json: OnceLock<Option<(serde_json::Value, usize)>>,
     /// What the layers above computed from the subtree, one value per type
     /// ([`DeferredPart::derived`]).
     pub derived: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
 
+impl Memo {
+    pub fn new(
+        text: Arc<str>,
+        node: Node,
+        errors: Vec<SyntaxError>,
+        parts: Vec<DeferredPart>,
+        depth: usize,
+    ) -> Memo {
+        let mut view = YamlDoc::empty();
+        view.deferred = parts;
+        Memo {
+            text,
+            node,
+            errors,
+            view,
+            depth,
+            json: OnceLock::new(),
+            derived: Default::default(),
+        }
+    }
+}
+
 static MEMO: Mutex<Vec<Arc<Memo>>> = Mutex::new(Vec::new());
+
+thread_local! {
+    static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the content memos off on this thread (nothing deferred, no memoized
+/// schemas): the full recomputation that tests compare the memoized paths with.
+pub fn unmemoized<R>(f: impl FnOnce() -> R) -> R {
+    let was = OFF.with(|off| off.replace(true));
+    let out = f();
+    OFF.with(|off| off.set(was));
+    out
+}
+
+/// Whether the content memos are on for this thread ([`unmemoized`]).
+pub fn enabled() -> bool {
+    !OFF.with(|off| off.get())
+}
 
 /// The memo of exactly this text, moved to the front.
 pub fn lookup(text: &str) -> Option<Arc<Memo>> {
@@ -43,6 +94,16 @@ pub fn lookup(text: &str) -> Option<Arc<Memo>> {
     let found = memo.remove(i);
     memo.insert(0, found.clone());
     Some(found)
+}
+
+/// The memoized sections with parts, most recent first: where the entries of a section whose
+/// text is new are looked for (the previous version of the same `inputs`, usually).
+pub fn recent_sections() -> Vec<Arc<Memo>> {
+    let memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+    memo.iter()
+        .filter(|m| !m.view.deferred.is_empty())
+        .cloned()
+        .collect()
 }
 
 pub fn store(m: Memo) -> Arc<Memo> {
@@ -74,20 +135,23 @@ pub fn kept(sizes: impl Iterator<Item = usize>, budget: usize, capacity: usize) 
 pub struct DeferredPart {
     pub span: Span,
     pub(super) memo: Arc<Memo>,
+    /// Where the memo's own parts are in the document's list (they follow this one).
+    base: usize,
     built: OnceLock<Node>,
 }
 
 impl Clone for DeferredPart {
     fn clone(&self) -> Self {
-        DeferredPart::new(self.span.clone(), self.memo.clone())
+        DeferredPart::new(self.span.clone(), self.memo.clone(), self.base)
     }
 }
 
 impl DeferredPart {
-    pub(super) fn new(span: Span, memo: Arc<Memo>) -> DeferredPart {
+    pub(super) fn new(span: Span, memo: Arc<Memo>, base: usize) -> DeferredPart {
         DeferredPart {
             span,
             memo,
+            base,
             built: OnceLock::new(),
         }
     }
@@ -99,9 +163,10 @@ impl DeferredPart {
     }
 
     /// A value computed by `f` from the subtree with spans relative to its start (and the
-    /// document it is read in: a deferred subtree holds no anchors and no deferred parts),
-    /// once per memoized content and type `T`, and shared by every version and document
-    /// with the same content: a rule reads a large `inputs` without building it shifted.
+    /// document it is read in: a deferred subtree holds no anchors, and its own parts are
+    /// relative to its start too), once per memoized content and type `T`, and shared by every
+    /// version and document with the same content: a rule reads a large `inputs` without
+    /// building it shifted (and its entries through their own [`DeferredPart::derived`]).
     pub fn derived<T: Any + Send + Sync>(
         &self,
         f: impl FnOnce(&super::YamlDoc, &Node) -> T,
@@ -112,7 +177,7 @@ impl DeferredPart {
         if let Some(found) = find(&self.memo.derived.lock().unwrap_or_else(|p| p.into_inner())) {
             return found;
         }
-        let value = Arc::new(f(&super::YamlDoc::empty(), &self.memo.node));
+        let value = Arc::new(f(&self.memo.view, &self.memo.node));
         let mut held = self.memo.derived.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(found) = find(&held) {
             return found;
@@ -121,10 +186,16 @@ impl DeferredPart {
         value
     }
 
-    /// The subtree with its spans in document offsets, built on first read.
+    /// The memoized content.
+    pub fn memo(&self) -> &Arc<Memo> {
+        &self.memo
+    }
+
+    /// The subtree with its spans in document offsets, built on first read (a section's
+    /// entries stay deferred: each is built when read).
     pub(super) fn node(&self) -> &Node {
         self.built
-            .get_or_init(|| self.memo.node.shifted(self.span.start))
+            .get_or_init(|| self.memo.node.placed(self.span.start, self.base))
     }
 }
 

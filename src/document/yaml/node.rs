@@ -34,10 +34,10 @@ pub enum Kind {
     Alias(String),
     /// Text that could not be parsed.
     Invalid,
-    /// A large subtree (a root process's `inputs` or `outputs`) kept aside and built only when
-    /// read through [`YamlDoc::deref`](super::YamlDoc::deref): diagnostics rarely need it, and
-    /// its value, JSON form and syntax errors are memoized by content across edits (see
-    /// [`memo`](super::memo)).
+    /// A large subtree (a root process's `inputs` or `outputs`, and each entry of those) kept
+    /// aside and built only when read through [`YamlDoc::deref`](super::YamlDoc::deref):
+    /// diagnostics rarely need it, and its value, JSON form and syntax errors are memoized by
+    /// content across edits (see [`memo`](super::memo)).
     Deferred(usize),
 }
 
@@ -120,29 +120,36 @@ impl Node {
 impl Node {
     /// A copy with every span moved by `+by` bytes.
     pub fn shifted(&self, by: usize) -> Node {
-        self.map_spans(&|s: &Span| s.start + by..s.end + by)
+        self.map_spans(&|s: &Span| s.start + by..s.end + by, 0)
+    }
+
+    /// A copy with every span moved by `+by` bytes and every [`Kind::Deferred`] index by
+    /// `+base` (a memoized subtree's own parts, placed in a document's list at `base`).
+    pub(super) fn placed(&self, by: usize, base: usize) -> Node {
+        self.map_spans(&|s: &Span| s.start + by..s.end + by, base)
     }
 
     pub(super) fn shifted_back(&self, by: usize) -> Node {
-        self.map_spans(&|s: &Span| s.start - by..s.end - by)
+        self.map_spans(&|s: &Span| s.start - by..s.end - by, 0)
     }
 
-    fn map_spans(&self, f: &dyn Fn(&Span) -> Span) -> Node {
+    fn map_spans(&self, f: &dyn Fn(&Span) -> Span, base: usize) -> Node {
         let kind = match &self.kind {
             Kind::Map { pairs, flow } => Kind::Map {
                 pairs: pairs
                     .iter()
                     .map(|p| Pair {
-                        key: p.key.map_spans(f),
-                        value: p.value.map_spans(f),
+                        key: p.key.map_spans(f, base),
+                        value: p.value.map_spans(f, base),
                     })
                     .collect(),
                 flow: *flow,
             },
             Kind::Seq { items, flow } => Kind::Seq {
-                items: items.iter().map(|n| n.map_spans(f)).collect(),
+                items: items.iter().map(|n| n.map_spans(f, base)).collect(),
                 flow: *flow,
             },
+            Kind::Deferred(i) => Kind::Deferred(i + base),
             other => other.clone(),
         };
         Node {

@@ -1,0 +1,173 @@
+//! Derivation of a root process whose large `inputs` is deferred entry by entry (issue 14):
+//! from the process's JSON without `inputs` and each input's own memoized JSON, each input's
+//! schema rendered once per input text and surroundings ([`ParamMemo`], kept with the input's
+//! memo). Typing in one input of a 50,000-line tool renders that input's schema; the others
+//! are taken as they were. The result is the derivation from the whole document's JSON
+//! (`tests/incremental_sites.rs` compares the two at every benchmark site); documents this
+//! path does not cover return `None` and take that one.
+use std::any::Any;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use crate::cwl::Process;
+use crate::derive::view::{Location, derive_process_with};
+use crate::derive::{Derivation, DeriveOptions, GivenInputs, ParamMemo, params_of_entries};
+use crate::document::yaml::memo::Memo;
+use crate::document::yaml::{Kind, Node, Resolved};
+use crate::hint::values::HintValues;
+
+use super::Model;
+
+/// An input's rendered schemas, by surroundings, kept with its memoized text.
+struct Rendered(Mutex<Vec<(String, Arc<dyn Any + Send + Sync>)>>);
+
+/// How many surroundings (settings, text outside `inputs`, renderer pass) an input keeps.
+const KEPT: usize = 4;
+
+impl Memo {
+    fn rendered(&self) -> Option<Arc<Rendered>> {
+        let held = self.derived.lock().unwrap_or_else(|p| p.into_inner());
+        held.iter()
+            .find_map(|v| v.clone().downcast::<Rendered>().ok())
+    }
+}
+
+impl ParamMemo for Memo {
+    fn get(&self, key: &str) -> Option<Arc<dyn Any + Send + Sync>> {
+        let rendered = self.rendered()?;
+        let held = rendered.0.lock().unwrap_or_else(|p| p.into_inner());
+        held.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    }
+
+    fn put(&self, key: String, value: Arc<dyn Any + Send + Sync>) {
+        let rendered = self.rendered().unwrap_or_else(|| {
+            let mut held = self.derived.lock().unwrap_or_else(|p| p.into_inner());
+            let made = Arc::new(Rendered(Mutex::new(Vec::new())));
+            held.push(made.clone());
+            made
+        });
+        let mut held = rendered.0.lock().unwrap_or_else(|p| p.into_inner());
+        held.retain(|(k, _)| *k != key);
+        held.insert(0, (key, value));
+        held.truncate(KEPT);
+    }
+}
+
+/// The text around a root process's `inputs` (the hint cut out) and the settings, each
+/// given a number the first time it is seen: what an input's memoized schemas are keyed by.
+fn surroundings(
+    settings: &str,
+    text: &str,
+    section: Range<usize>,
+    hint: Option<Range<usize>>,
+) -> String {
+    /// The last number given, and the surroundings seen (settings, text, number), most
+    /// recent first.
+    type Seen = (u64, Vec<(String, String, u64)>);
+    static SEEN: Mutex<Seen> = Mutex::new((0, Vec::new()));
+    let mut outside = String::new();
+    let mut cut = vec![section];
+    cut.extend(hint);
+    cut.sort_by_key(|r| r.start);
+    let mut at = 0;
+    for r in cut {
+        if r.start >= at {
+            outside.push_str(&text[at..r.start]);
+            outside.push('\u{0}');
+        }
+        at = at.max(r.end);
+    }
+    outside.push_str(&text[at..]);
+    let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(i) = seen
+        .1
+        .iter()
+        .position(|(s, o, _)| s == settings && *o == outside)
+    {
+        let entry = seen.1.remove(i);
+        let id = entry.2;
+        seen.1.insert(0, entry);
+        return id.to_string();
+    }
+    seen.0 += 1;
+    let id = seen.0;
+    seen.1.insert(0, (settings.to_string(), outside, id));
+    seen.1.truncate(8);
+    id.to_string()
+}
+
+/// How many values the inputs may hold in all before the whole document's JSON (with its
+/// own budget) is left to decide.
+const MAX_VALUES: usize = 1_000_000;
+
+/// The derivation of a root process from its deferred inputs' entries; `None` when the
+/// document is not such a case: `inputs` not deferred entry by entry, repeated keys in it,
+/// an entry that is not a plain value with a JSON form, or `$import` / `$include` anywhere
+/// (their targets are read from the whole document or from files).
+pub(super) fn derive(
+    model: &Model,
+    process: &Process,
+    hint: Option<&HintValues>,
+    location: Location,
+    opts: &DeriveOptions,
+    settings: &str,
+    hint_span: Option<Range<usize>>,
+) -> Option<Derivation> {
+    let yaml = model.yaml();
+    let text = yaml.text()?;
+    let inputs = process.inputs_node?;
+    let part = yaml.deferred_part(inputs)?;
+    let section = part.memo();
+    if section.view.deferred.is_empty()
+        || !section.errors.is_empty()
+        || text.contains("$import")
+        || text.contains("$include")
+    {
+        return None;
+    }
+    let mut values = 0;
+    let mut entry = |node: &Node| -> Option<(&serde_json::Value, &dyn ParamMemo)> {
+        let Kind::Deferred(j) = node.kind else {
+            return None;
+        };
+        let memo = section.view.deferred.get(j)?.memo();
+        let (json, nodes) = memo.json()?;
+        values += 1 + nodes;
+        (values <= MAX_VALUES && !crate::derive::nests_too_deep(json, 2))
+            .then_some((json, &**memo as &dyn ParamMemo))
+    };
+    let mut entries = Vec::new();
+    match &section.node.kind {
+        Kind::Map { pairs, .. } => {
+            for pair in pairs {
+                let Some(Resolved::Str(key)) = pair.key.resolve() else {
+                    return None;
+                };
+                let (json, memo) = entry(&pair.value)?;
+                entries.push((Some(key), json, Some(memo)));
+            }
+        }
+        Kind::Seq { items, .. } => {
+            for item in items {
+                let (json, memo) = entry(item)?;
+                entries.push((None, json, Some(memo)));
+            }
+        }
+        _ => return None,
+    }
+    let params = params_of_entries(&entries, "inputs");
+    let header = process.node.to_json_without(yaml, &["inputs"])?;
+    let memo_env = surroundings(settings, text, part.span.clone(), hint_span);
+    Some(derive_process_with(
+        &header,
+        process,
+        hint,
+        &model.context,
+        location,
+        opts,
+        Some(GivenInputs {
+            params: &params,
+            memo_env: &memo_env,
+        }),
+    ))
+}

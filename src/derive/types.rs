@@ -570,42 +570,15 @@ pub struct Param<'v> {
 
 /// The parameters of `process[section]` in declaration order.
 pub fn params_of<'v>(process: &'v Value, section: &str) -> Vec<Param<'v>> {
-    let mut out = Vec::new();
-    let base = vec![PathSeg::Key(section.into())];
-    match process.get(section) {
-        Some(Value::Array(items)) => {
-            for (i, item) in items.iter().enumerate() {
-                let mut path = base.clone();
-                path.push(PathSeg::Index(i));
-                let Some(m) = item.as_object() else { continue };
-                let id = match m.get("id") {
-                    Some(Value::String(s)) => s.clone(),
-                    _ => continue,
-                };
-                out.push(param_from_map(id, m, path));
-            }
-        }
-        Some(Value::Object(m)) => {
-            for (key, value) in m {
-                let mut path = base.clone();
-                path.push(PathSeg::Key(key.clone()));
-                match value {
-                    Value::Object(pm) => out.push(param_from_map(key.clone(), pm, path)),
-                    other => out.push(Param {
-                        id: key.clone(),
-                        ty: Some(other),
-                        label: None,
-                        doc: None,
-                        default: None,
-                        path,
-                        memo: None,
-                    }),
-                }
-            }
-        }
-        _ => {}
-    }
-    out
+    let entries: Vec<(Option<&str>, &Value, Option<&dyn ParamMemo>)> = match process.get(section) {
+        Some(Value::Array(items)) => items.iter().map(|item| (None, item, None)).collect(),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(key, value)| (Some(key.as_str()), value, None))
+            .collect(),
+        _ => Vec::new(),
+    };
+    params_of_entries(&entries, section)
 }
 
 fn param_from_map<'v>(id: String, m: &'v Map<String, Value>, path: Vec<PathSeg>) -> Param<'v> {

@@ -24,13 +24,20 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Parses `text` from scratch.
+    /// Parses `text` from scratch (kept for a document opened with the same text while
+    /// [`keeping_parses`] runs).
     pub fn parse(text: &str, version: i32) -> Snapshot {
         let tree = parse_full(text);
+        let text: Arc<str> = Arc::from(text);
+        if text.len() >= KEEP_MIN_BYTES && KEEPING.with(|k| k.get()) {
+            let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+            kept.insert(0, (text.clone(), tree.clone()));
+            kept.truncate(KEEP_MAX);
+        }
         Snapshot {
-            text: Arc::from(text),
+            lines: LineIndex::from_text(&text),
+            text,
             tree,
-            lines: LineIndex::from_text(text),
             version,
         }
     }
@@ -40,6 +47,43 @@ fn parse_full(text: &str) -> Tree {
     grammar::parser()
         .parse(text, None)
         .expect("parsing without a timeout or cancellation flag returns a tree")
+}
+
+/// Texts at least this large have their parses kept by [`keeping_parses`].
+const KEEP_MIN_BYTES: usize = 256 * 1024;
+/// At most this many parses are kept.
+const KEEP_MAX: usize = 2;
+/// The parses [`keeping_parses`] kept, most recent first.
+static KEPT: std::sync::Mutex<Vec<(Arc<str>, Tree)>> = std::sync::Mutex::new(Vec::new());
+
+thread_local! {
+    static KEEPING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` keeping the full parses of large texts it makes (at most two, until
+/// [`release_parses`]): the editor opens files at start-up while the workspace index reads the
+/// same files from disk, and a document opened with a text just parsed takes that tree (a parse
+/// is deterministic) instead of parsing it a second time (issue 14).
+pub fn keeping_parses<R>(f: impl FnOnce() -> R) -> R {
+    let was = KEEPING.with(|k| k.replace(true));
+    let out = f();
+    KEEPING.with(|k| k.set(was));
+    out
+}
+
+/// Drops the parses [`keeping_parses`] kept (the index's build is over).
+pub fn release_parses() {
+    KEPT.lock().unwrap_or_else(|p| p.into_inner()).clear();
+}
+
+/// The kept parse of exactly `text`, taken out (a document owns and edits its tree).
+fn take_kept(text: &str) -> Option<Tree> {
+    if text.len() < KEEP_MIN_BYTES {
+        return None;
+    }
+    let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+    let i = kept.iter().position(|(t, _)| **t == *text)?;
+    Some(kept.remove(i).1)
 }
 
 /// The mutable state of one open document. Edits are applied in order, then one incremental
@@ -59,7 +103,7 @@ pub struct Document {
 
 impl Document {
     pub fn new(text: String, version: i32) -> Document {
-        let tree = parse_full(&text);
+        let tree = take_kept(&text).unwrap_or_else(|| parse_full(&text));
         Document {
             rope: Rope::from_str(&text),
             lone_cr: has_lone_cr(&text),
@@ -214,6 +258,53 @@ impl Document {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every node's kind and byte range, for comparing trees.
+    fn shape(tree: &Tree) -> Vec<(String, std::ops::Range<usize>)> {
+        let mut out = Vec::new();
+        let mut cursor = tree.walk();
+        'walk: loop {
+            let n = cursor.node();
+            out.push((n.kind().to_string(), n.byte_range()));
+            if cursor.goto_first_child() || cursor.goto_next_sibling() {
+                continue;
+            }
+            while cursor.goto_parent() {
+                if cursor.goto_next_sibling() {
+                    continue 'walk;
+                }
+            }
+            break;
+        }
+        out
+    }
+
+    #[test]
+    fn a_document_opened_with_a_text_the_index_just_parsed_takes_that_parse() {
+        let text: String = (0..16_000)
+            .map(|i| format!("key_{i}_{}: [a, b]\n", std::process::id()))
+            .collect();
+        assert!(text.len() >= KEEP_MIN_BYTES);
+        // Not kept outside `keeping_parses`.
+        let _ = Snapshot::parse(&text, 0);
+        assert!(take_kept(&text).is_none());
+        let indexed = keeping_parses(|| Snapshot::parse(&text, 0));
+        let mut doc = Document::new(text.clone(), 1);
+        assert!(shape(doc.tree()) == shape(&indexed.tree), "the same tree");
+        assert!(take_kept(&text).is_none(), "taken by the document");
+        // The document edits its own copy; the snapshot's tree is unchanged.
+        let change = Change {
+            range: Some((Position::new(0, 0), Position::new(0, 3))),
+            text: "kez".into(),
+        };
+        doc.apply_changes(&[change], 2, Encoding::Utf16).unwrap();
+        assert!(shape(doc.tree()) == shape(&parse_full(doc.text())));
+        assert!(shape(&indexed.tree) == shape(&parse_full(&text)));
+        // Dropped when the build ends.
+        keeping_parses(|| Snapshot::parse(&text, 0));
+        release_parses();
+        assert!(take_kept(&text).is_none());
+    }
 
     fn change(l1: u32, c1: u32, l2: u32, c2: u32, text: &str) -> Change {
         Change {

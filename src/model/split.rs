@@ -21,8 +21,10 @@ use super::Model;
 /// An input's rendered schemas, by surroundings, kept with its memoized text.
 struct Rendered(Mutex<Vec<(String, Arc<dyn Any + Send + Sync>)>>);
 
-/// How many surroundings (settings, text outside `inputs`, renderer pass) an input keeps.
-const KEPT: usize = 4;
+/// How many surroundings (settings, text outside `inputs`, renderer pass) an input keeps:
+/// the current and the one before (typing outside `inputs` makes new surroundings each time,
+/// and each kept set is one copy of every input's schema).
+const KEPT: usize = 2;
 
 impl Memo {
     fn rendered(&self) -> Option<Arc<Rendered>> {

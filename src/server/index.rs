@@ -14,6 +14,7 @@ use super::guard::lock;
 use super::session::Session;
 use super::state::{Indexed, State};
 use crate::base::DocumentContext;
+use crate::document::text::{keeping_parses, release_parses};
 use crate::model::Model;
 use crate::model::index::{self, IndexEntry};
 
@@ -85,14 +86,18 @@ async fn index_chunk(
         .chunks(part)
         .map(|paths| {
             let (paths, s) = (paths.to_vec(), session.clone());
+            // A file the editor opens meanwhile takes the parse made here (until the build
+            // ends): opening it costs no second parse.
             tokio::task::spawn_blocking(move || {
-                paths
-                    .into_iter()
-                    .map(|p| {
-                        let e = index_path(&s, &p);
-                        (p, e)
-                    })
-                    .collect::<Vec<_>>()
+                keeping_parses(|| {
+                    paths
+                        .into_iter()
+                        .map(|p| {
+                            let e = index_path(&s, &p);
+                            (p, e)
+                        })
+                        .collect::<Vec<_>>()
+                })
             })
         })
         .collect();
@@ -104,8 +109,20 @@ async fn index_chunk(
 }
 
 /// Builds the index of every workspace folder; `done` runs once it is complete (not when a
-/// newer build superseded it).
+/// newer build superseded it). The parses of large files kept for documents opened meanwhile
+/// are dropped when it ends.
 pub async fn build(
+    client: Client,
+    state: Arc<Mutex<State>>,
+    session: Arc<Mutex<Session>>,
+    features: ClientFeatures,
+) -> bool {
+    let built = build_entries(client, state, session, features).await;
+    release_parses();
+    built
+}
+
+async fn build_entries(
     client: Client,
     state: Arc<Mutex<State>>,
     session: Arc<Mutex<Session>>,

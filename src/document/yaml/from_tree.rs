@@ -130,16 +130,10 @@ impl<'t> TreeBuilder<'t> {
                 let mut cursor = n.walk();
                 for child in n.named_children(&mut cursor) {
                     match child.kind() {
-                        "block_sequence_item" => {
-                            let mut c2 = child.walk();
-                            let inner = child
-                                .named_children(&mut c2)
-                                .find(|c| c.kind() != "comment");
-                            items.push(match inner {
-                                Some(inner) => self.node(inner, depth + 1),
-                                None => Node::empty(child.end_byte()),
-                            });
-                        }
+                        "block_sequence_item" => items.push(match item_content(child) {
+                            Some(inner) => self.node(inner, depth + 1),
+                            None => Node::empty(child.end_byte()),
+                        }),
                         "flow_pair" => {
                             let mut pairs = Vec::new();
                             self.collect_pair(child, &mut pairs, depth);
@@ -276,16 +270,10 @@ impl<'t> TreeBuilder<'t> {
                     let mut cursor = c.walk();
                     for child in c.named_children(&mut cursor) {
                         match child.kind() {
-                            "block_sequence_item" => {
-                                let mut c2 = child.walk();
-                                let inner = child
-                                    .named_children(&mut c2)
-                                    .find(|c| c.kind() != "comment");
-                                items.push(match inner {
-                                    Some(inner) => entry(&mut sub, inner),
-                                    None => Node::empty(child.end_byte()),
-                                });
-                            }
+                            "block_sequence_item" => items.push(match item_content(child) {
+                                Some(inner) => entry(&mut sub, inner),
+                                None => Node::empty(child.end_byte()),
+                            }),
                             "comment" => {}
                             _ => items.push(sub.node(child, depth + 2)),
                         }
@@ -446,6 +434,13 @@ fn shifted_back(errors: Vec<SyntaxError>, by: usize) -> Vec<SyntaxError> {
         .collect()
 }
 
+/// What a block list's item holds (its first child that is not a comment).
+fn item_content(item: tree_sitter::Node) -> Option<tree_sitter::Node> {
+    let mut cursor = item.walk();
+    item.named_children(&mut cursor)
+        .find(|c| c.kind() != "comment")
+}
+
 /// The block mapping or list a section's value is, when it is nothing more (no tag).
 fn block_content(v: tree_sitter::Node) -> Option<tree_sitter::Node> {
     if v.kind() != "block_node" {
@@ -471,14 +466,7 @@ fn entry_slots(c: tree_sitter::Node) -> Vec<tree_sitter::Node> {
     for child in c.named_children(&mut cursor) {
         match child.kind() {
             "block_mapping_pair" => out.extend(child.child_by_field_name("value")),
-            "block_sequence_item" => {
-                let mut c2 = child.walk();
-                out.extend(
-                    child
-                        .named_children(&mut c2)
-                        .find(|c| c.kind() != "comment"),
-                );
-            }
+            "block_sequence_item" => out.extend(item_content(child)),
             _ => {}
         }
     }

@@ -47,7 +47,9 @@ pub(super) fn from_tree(text: &str, root: tree_sitter::Node) -> YamlDoc {
         let Some(content) = content else { continue };
         b.documents += 1;
         if b.documents == 1 {
-            if may_defer && !root.has_error() {
+            // Also while the YAML is broken elsewhere: a section without an error inside is
+            // built as in a valid document (the text it reads is the same).
+            if may_defer {
                 b.defer_in = root_mapping_id(content);
             }
             first = Some(b.node(content, 0));
@@ -363,7 +365,11 @@ impl<'t> TreeBuilder<'t> {
                     && child.parent().map(|p| p.id()) == self.defer_in
                     && matches!(key_node.scalar(), Some("inputs" | "outputs"));
                 let value_node = match value {
-                    Some(v) if deferrable && v.end_byte() - v.start_byte() >= memo::MIN_BYTES => {
+                    Some(v)
+                        if deferrable
+                            && v.end_byte() - v.start_byte() >= memo::MIN_BYTES
+                            && !v.has_error() =>
+                    {
                         self.defer(v, depth + 1)
                     }
                     Some(v) => self.node(v, depth + 1),

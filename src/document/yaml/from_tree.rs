@@ -1,6 +1,7 @@
 //! The tree built from tree-sitter's tree: the fast path, incremental, and the one that
 //! survives broken YAML (an ERROR node's pairs are salvaged). Large `inputs`/`outputs` of the
-//! root mapping are deferred through the memo.
+//! root mapping are deferred through the memo, entry by entry (each entry memoized by its own
+//! text, [`TreeBuilder::section`]), also while the YAML is broken outside them.
 //!
 //! Uses `node`, `scalar` (decoding raw scalar text), `errors` (repeated keys), `memo`, `doc`
 //! and `json` (a deferred subtree's JSON form is memoized with it).

@@ -594,7 +594,7 @@ fn param_from_map<'v>(id: String, m: &'v Map<String, Value>, path: Vec<PathSeg>)
 }
 
 /// The parameters of a section given entry by entry (each with where its schema is kept), as
-/// [`params_of`] reads them from the section's JSON: `(Some(key), value)` for a mapping's
+/// `params_of` reads them from the section's JSON: `(Some(key), value)` for a mapping's
 /// entries, `(None, item)` for a list's.
 pub fn params_of_entries<'v>(
     entries: &[(Option<&str>, &'v Value, Option<&'v dyn ParamMemo>)],

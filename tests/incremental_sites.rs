@@ -209,7 +209,7 @@ fn observed(model: &Model) -> (String, Vec<String>, Vec<String>) {
             .iter()
             .map(|e| {
                 format!(
-                    "{} {:?} {} {} {} {:?} {:?} {:?} {:?} {:?}",
+                    "{} {:?} {} {} {} {:?} {:?} {:?} {:?} {:?} {} {:?} {:?}",
                     e.key,
                     e.id,
                     e.process_index,
@@ -219,7 +219,10 @@ fn observed(model: &Model) -> (String, Vec<String>, Vec<String>) {
                     e.span,
                     e.to_derivation(),
                     e.located,
-                    e.blocked_by
+                    e.blocked_by,
+                    e.size(),
+                    e.schema_ids(),
+                    e.client_constructs()
                 )
             })
             .collect(),

@@ -6,7 +6,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
+use std::sync::Arc;
+
 use super::ogc::STRING_FORMATS;
+use super::parted::{Entries, Part, Parted};
 use super::resolve::Source;
 use super::types::{
     self, Abort, MAX_DEPTH, MAX_NODES, Param, TypeEnv, fields_of, is_nullable, local_name,
@@ -33,7 +36,7 @@ pub fn doc_text(doc: &Value) -> Option<String> {
 /// One parameter's schema as rendered, whether it is required, and the problems, recursive
 /// definitions and nodes its rendering found.
 struct Rendered {
-    schema: Map<String, Value>,
+    schema: Arc<Part>,
     required: bool,
     problems: Vec<Problem>,
     found: BTreeSet<usize>,
@@ -58,7 +61,7 @@ pub fn parameters_schema(
     params: &[Param],
     with_defaults: bool,
     problems: &mut Vec<Problem>,
-) -> Result<Value, (Abort, Vec<PathSeg>)> {
+) -> Result<Parted, (Abort, Vec<PathSeg>)> {
     let mut by_ref = BTreeSet::new();
     // Each pass may discover more recursive definitions; there are at most `defs.len()`.
     for _ in 0..=env.defs.len() {
@@ -86,19 +89,22 @@ impl Renderer<'_, '_> {
         &mut self,
         params: &[Param],
         with_defaults: bool,
-    ) -> Result<Value, (Abort, Vec<PathSeg>)> {
+    ) -> Result<Parted, (Abort, Vec<PathSeg>)> {
         let doc = self.env.loader.document_source();
-        let mut properties = Map::new();
+        let mut properties = Entries::new();
         let mut required = Vec::new();
+        let memo_prefix = self
+            .env
+            .memo_env
+            .as_ref()
+            .map(|e| format!("inline|{e}|{with_defaults}|{:?}|", self.by_ref));
         for p in params {
-            self.path = p.path.clone();
-            let name = local_name(&p.id).to_string();
-            let memo_key = self.env.memo_env.as_ref().map(|e| {
-                format!(
-                    "inline|{e}|{with_defaults}|{:?}|{}",
-                    self.by_ref,
-                    types::param_key(p)
-                )
+            let name = local_name(p.id).to_string();
+            let memo_key = memo_prefix.as_ref().map(|prefix| {
+                let mut key = String::with_capacity(prefix.len() + 64);
+                key.push_str(prefix);
+                types::push_param_key(&mut key, p);
+                key
             });
             // A memoized schema is the same as rendering it again here (rendering reads
             // `by_ref`, in the key, never what this pass found), unless it would cross the
@@ -112,34 +118,36 @@ impl Renderer<'_, '_> {
                 if m.required {
                     required.push(Value::String(name.clone()));
                 }
-                properties.insert(name, Value::Object(m.schema.clone()));
+                properties.insert(name, m.schema.clone());
                 continue;
             }
+            self.path = p.path();
             let (nodes, problems, found) = (self.nodes, self.problems.len(), self.found.clone());
-            let (mut schema, optional) = match p.ty {
-                Some(ty) => self.typed(ty, &doc, 0).map_err(|a| (a, p.path.clone()))?,
+            let (mut schema, optional) = match p.ty() {
+                Some(ty) => self.typed(ty, &doc, 0).map_err(|a| (a, p.path()))?,
                 None => (Map::new(), false),
             };
-            if let Some(Value::String(label)) = p.label
+            if let Some(Value::String(label)) = p.label()
                 && !label.is_empty()
             {
                 schema.insert("title".into(), Value::String(label.clone()));
             }
-            if let Some(text) = p.doc.and_then(doc_text) {
+            if let Some(text) = p.doc().and_then(doc_text) {
                 schema.insert("description".into(), Value::String(text));
             }
-            let defaulted = with_defaults && p.default.is_some();
-            if with_defaults && let Some(d) = p.default {
+            let defaulted = with_defaults && p.default().is_some();
+            if with_defaults && let Some(d) = p.default() {
                 schema.insert("default".into(), file_default(d));
             }
             let is_required = !optional && !defaulted;
             if is_required {
                 required.push(Value::String(name.clone()));
             }
+            let schema = Part::new(Value::Object(schema));
             if let (Some(memo), Some(key)) = (p.memo, memo_key) {
                 memo.put(
                     key,
-                    std::sync::Arc::new(Rendered {
+                    Arc::new(Rendered {
                         schema: schema.clone(),
                         required: is_required,
                         problems: self.problems[problems..].to_vec(),
@@ -148,12 +156,12 @@ impl Renderer<'_, '_> {
                     }),
                 );
             }
-            properties.insert(name, Value::Object(schema));
+            properties.insert(name, schema);
         }
         let mut out = Map::new();
         out.insert("type".into(), json!("object"));
         if !properties.is_empty() {
-            out.insert("properties".into(), Value::Object(properties));
+            out.insert("properties".into(), Value::Object(Map::new()));
         }
         if !required.is_empty() {
             out.insert("required".into(), Value::Array(required));
@@ -173,7 +181,15 @@ impl Renderer<'_, '_> {
             }
             out.insert("$defs".into(), Value::Object(defs));
         }
-        Ok(Value::Object(out))
+        let members = if properties.is_empty() {
+            Vec::new()
+        } else {
+            vec![("properties", properties)]
+        };
+        Ok(Parted {
+            skeleton: Value::Object(out),
+            members,
+        })
     }
 
     fn def_key(&self, i: usize) -> String {

@@ -51,6 +51,7 @@ use crate::hint::values::HintValues;
 
 mod inline;
 mod ogc;
+pub mod parted;
 pub mod resolve;
 mod types;
 pub mod validate;
@@ -58,6 +59,7 @@ pub mod view;
 
 pub use validate::{SchemaViolation, name_problem, validate_tool};
 
+pub use parted::{Part, Parted, ToolSchemas};
 use resolve::Loader;
 use types::{Abort, TypeEnv, params_of};
 pub use types::{Param, ParamMemo, params_of_entries};
@@ -178,7 +180,11 @@ pub use crate::hint::normalize_name;
 
 /// Derives the MCP Tool of one process and validates it (SPEC §4).
 pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
-    derive_tool_with(input, opts, None)
+    let (mut derivation, schemas) = derive_tool_parted(input, opts, None);
+    if let Some(tool) = derivation.tool.as_mut().and_then(Value::as_object_mut) {
+        schemas.move_into(tool);
+    }
+    derivation
 }
 
 /// A process's inputs given apart from its value, each with where its rendered schema is
@@ -190,12 +196,14 @@ pub struct GivenInputs<'a> {
     pub memo_env: &'a str,
 }
 
-/// [`derive_tool`], with the inputs given apart (`None`: read from the process value).
-pub fn derive_tool_with(
+/// [`derive_tool`], with the inputs given apart (`None`: read from the process value), the
+/// Tool's schemas kept apart and parted ([`ToolSchemas`]): the derivation's Tool has no
+/// schema fields, and its problems are those of the whole Tool.
+pub fn derive_tool_parted(
     input: &ProcessInput,
     opts: &DeriveOptions,
     given: Option<GivenInputs>,
-) -> Derivation {
+) -> (Derivation, ToolSchemas) {
     let mut problems = Vec::new();
     let Some(process) = input.process.as_object() else {
         problems.push(Problem {
@@ -204,11 +212,14 @@ pub fn derive_tool_with(
             path: Vec::new(),
             blocking: true,
         });
-        return Derivation {
-            tool: None,
-            problems,
-            ..Derivation::default()
-        };
+        return (
+            Derivation {
+                tool: None,
+                problems,
+                ..Derivation::default()
+            },
+            ToolSchemas::default(),
+        );
     };
     if types::nesting_exceeds(input.process, types::MAX_VALUE_NESTING) {
         problems.push(Problem {
@@ -220,11 +231,14 @@ pub fn derive_tool_with(
             path: Vec::new(),
             blocking: true,
         });
-        return Derivation {
-            tool: None,
-            problems,
-            ..Derivation::default()
-        };
+        return (
+            Derivation {
+                tool: None,
+                problems,
+                ..Derivation::default()
+            },
+            ToolSchemas::default(),
+        );
     }
     let strict = opts.profile == Profile::Cwl2mcp;
     let hint = input.hint.map(|h| (h, &h.path));
@@ -407,12 +421,12 @@ pub fn derive_tool_with(
         }
         let ins = inline::parameters_schema(&env, &inputs, true, &mut problems);
         let outs = if outputs.is_empty() {
-            Ok(Value::Null)
+            Ok(None)
         } else {
-            inline::parameters_schema(&env, &outputs, false, &mut problems)
+            inline::parameters_schema(&env, &outputs, false, &mut problems).map(Some)
         };
         match (ins, outs) {
-            (Ok(i), Ok(o)) => Ok((Some(i), (!o.is_null()).then_some(o))),
+            (Ok(i), Ok(o)) => Ok((Some(i), o)),
             (Err(e), _) | (_, Err(e)) => Err(e),
         }
     };
@@ -445,19 +459,20 @@ pub fn derive_tool_with(
                 path,
                 blocking: true,
             });
-            return Derivation {
-                tool: None,
-                problems,
-                ..Derivation::default()
-            };
+            return (
+                Derivation {
+                    tool: None,
+                    problems,
+                    ..Derivation::default()
+                },
+                ToolSchemas::default(),
+            );
         }
     };
-    if let Some(s) = input_schema {
-        tool.insert("inputSchema".into(), s);
-    }
-    if let Some(s) = output_schema {
-        tool.insert("outputSchema".into(), s);
-    }
+    let schemas = ToolSchemas {
+        input: input_schema,
+        output: output_schema,
+    };
     if let Some((h, _)) = &hint {
         if strict {
             let mut a = Map::new();
@@ -496,10 +511,8 @@ pub fn derive_tool_with(
     if strict || !meta.is_empty() {
         tool.insert("_meta".into(), Value::Object(meta));
     }
-    let tool = Value::Object(tool);
-
     let name_reported = problems.iter().any(|p| p.code == Code::NameInvalid);
-    for v in validate_tool(&tool, opts.protocol_version) {
+    for v in validate_schemas(&mut tool, &schemas, opts.protocol_version) {
         if v.code == Code::NameInvalid && name_reported {
             continue; // the id-is-a-URI problem above says it better
         }
@@ -522,11 +535,52 @@ pub fn derive_tool_with(
             blocking: true,
         });
     }
-    Derivation {
-        tool: Some(tool),
-        problems,
-        sources,
+    (
+        Derivation {
+            tool: Some(Value::Object(tool)),
+            problems,
+            sources,
+        },
+        schemas,
+    )
+}
+
+/// [`validate_tool`] of the header Tool `tool` (no schema fields) with `schemas`, part by
+/// part ([`validate::validate_parted`]); `tool` is left as it was given.
+fn validate_schemas(
+    tool: &mut Map<String, Value>,
+    schemas: &ToolSchemas,
+    version: ProtocolVersion,
+) -> Vec<SchemaViolation> {
+    // The skeletons are put in place for the check and taken out after it (the header is
+    // what the derivation keeps).
+    let skeletons =
+        [&schemas.input, &schemas.output].map(|s| s.as_ref().map(|p| p.skeleton.clone()));
+    let mut map = std::mem::take(tool);
+    ToolSchemas::place(&mut map, skeletons);
+    let skeleton = Value::Object(map);
+    let parts = schemas.fields().flat_map(|(field, parted)| {
+        parted
+            .parts()
+            .map(move |(member, name, part)| (field, member, name, &part.value))
+    });
+    let found = validate::validate_parted(
+        &skeleton,
+        parts,
+        || {
+            let mut whole = skeleton.as_object().cloned().unwrap_or_default();
+            schemas.insert_into(&mut whole);
+            Value::Object(whole)
+        },
+        version,
+    );
+    if let Value::Object(mut back) = skeleton {
+        for field in parted::SCHEMA_FIELDS {
+            back.shift_remove(field);
+        }
+        *tool = back;
     }
+    found
 }
 
 /// `DOC\n\nUse when: USE\n\nDo not use when: DONT`, leaving out absent or empty parts.
@@ -655,7 +709,7 @@ fn text_field(
 /// cannot serialize. Only files inside the sandbox are checked.
 fn check_file_defaults(loader: &Loader, inputs: &[types::Param], problems: &mut Vec<Problem>) {
     for p in inputs {
-        let Some(d) = p.default else { continue };
+        let Some(d) = p.default() else { continue };
         let candidates: Vec<&Value> = match d {
             Value::Array(items) => items.iter().collect(),
             other => vec![other],
@@ -683,7 +737,7 @@ fn check_file_defaults(loader: &Loader, inputs: &[types::Param], problems: &mut 
             if let resolve::Source::File(path) = &src
                 && loader.exists_in_sandbox(path)
             {
-                let mut path = p.path.clone();
+                let mut path = p.path();
                 path.push(PathSeg::Key("default".into()));
                 problems.push(Problem {
                     code: Code::DefaultFileObject,

@@ -2,6 +2,11 @@
 //! (`BaseCWLtypes2OGCConverter.get_inputs_json_schema` / `get_outputs_json_schema`).
 use serde_json::{Map, Value, json};
 
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use super::parted::{Entries, Part, Parted};
 use super::resolve::STRING_FORMAT_URL;
 use super::types::{
     self, Abort, Base, MAX_DEPTH, MAX_NODES, Param, TypeEnv, fields_of, is_nullable,
@@ -59,7 +64,9 @@ struct Renderer<'e, 'a> {
 
 /// One parameter's schema as rendered, with the problems and the nodes it counted.
 struct Rendered {
-    schema: Map<String, Value>,
+    schema: Arc<Part>,
+    /// Its entry in `properties` (`{"$ref": "#/$defs/<key>"}`).
+    reference: Arc<Part>,
     problems: Vec<Problem>,
     nodes: usize,
 }
@@ -74,9 +81,10 @@ pub fn parameters_schema(
     doc_file: &str,
     has_id: bool,
     problems: &mut Vec<Problem>,
-) -> Result<Value, (Abort, Vec<PathSeg>)> {
-    let mut properties = Map::new();
-    let mut defs = Map::new();
+) -> Result<Parted, (Abort, Vec<PathSeg>)> {
+    let mut properties = Entries::new();
+    // Each key's schema and its reference.
+    let mut defs: IndexMap<String, (Arc<Part>, Arc<Part>)> = IndexMap::new();
     let mut required: Vec<Value> = Vec::new();
     let mut r = Renderer {
         env,
@@ -86,14 +94,17 @@ pub fn parameters_schema(
         path: Vec::new(),
     };
     let doc = env.loader.document_source();
+    let memo_prefix = env
+        .memo_env
+        .as_ref()
+        .map(|e| format!("ogc|{e}|{key}|{label}|{doc_file}|{has_id}|"));
     for p in params {
-        r.path = p.path.clone();
-        let k = property_key(&p.id, doc_file, has_id);
-        let memo_key = env.memo_env.as_ref().map(|e| {
-            format!(
-                "ogc|{e}|{key}|{label}|{doc_file}|{has_id}|{}",
-                types::param_key(p)
-            )
+        let k = property_key(p.id, doc_file, has_id);
+        let memo_key = memo_prefix.as_ref().map(|prefix| {
+            let mut key = String::with_capacity(prefix.len() + 64);
+            key.push_str(prefix);
+            types::push_param_key(&mut key, p);
+            key
         });
         // A memoized schema is the same as rendering it again here, unless it would cross
         // the node budget (then rendering finds the same problems up to the same abort).
@@ -102,26 +113,27 @@ pub fn parameters_schema(
         {
             r.nodes += m.nodes;
             r.problems.extend(m.problems.iter().cloned());
-            defs.insert(k, Value::Object(m.schema.clone()));
+            defs.insert(k, (m.schema.clone(), m.reference.clone()));
             continue;
         }
+        r.path = p.path();
         let (nodes, found) = (r.nodes, r.problems.len());
         let process = Base {
             source: doc.clone(),
             frag: Some(env.scope.clone().unwrap_or_default()),
         };
-        let base = process.child(env, &p.id);
-        let mut schema = match p.ty {
+        let base = process.child(env, p.id);
+        let mut schema = match p.ty() {
             Some(ty) => match r.param(ty, &base, 0) {
                 Ok(s) => s,
                 Err(a) => {
                     problems.append(&mut r.problems);
-                    return Err((a, p.path.clone()));
+                    return Err((a, p.path()));
                 }
             },
             None => Map::new(),
         };
-        if let Some(default) = p.default.filter(|d| truthy(d)) {
+        if let Some(default) = p.default().filter(|d| truthy(d)) {
             let string_format = schema
                 .get("format")
                 .and_then(Value::as_str)
@@ -132,36 +144,44 @@ pub fn parameters_schema(
             };
             schema.insert("default".into(), value);
         }
+        let schema = Part::new(Value::Object(schema));
+        let reference = Part::new(json!({ "$ref": format!("#/$defs/{k}") }));
         if let (Some(memo), Some(key)) = (p.memo, memo_key) {
             memo.put(
                 key,
-                std::sync::Arc::new(Rendered {
+                Arc::new(Rendered {
                     schema: schema.clone(),
+                    reference: reference.clone(),
                     problems: r.problems[found..].to_vec(),
                     nodes: r.nodes - nodes,
                 }),
             );
         }
         // A repeated key keeps its first position and its last schema (a Python dict).
-        defs.insert(k, Value::Object(schema));
+        defs.insert(k, (schema, reference));
     }
-    for (k, schema) in &defs {
-        properties.insert(k.clone(), json!({ "$ref": format!("#/$defs/{k}") }));
-        if !schema.get("nullable").is_some_and(truthy) {
+    let mut schemas = Entries::with_capacity(defs.len());
+    for (k, (schema, reference)) in defs {
+        if !schema.value.get("nullable").is_some_and(truthy) {
             required.push(Value::String(k.clone()));
         }
+        properties.insert(k.clone(), reference);
+        schemas.insert(k, schema);
     }
     problems.append(&mut r.problems);
-    Ok(json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": format!("https://eoap.github.io/cwl2ogc/{key}/{label}.yaml"),
-        "description": format!("The schema to represent a {key} {label} definition"),
-        "type": "object",
-        "required": required,
-        "properties": properties,
-        "additionalProperties": false,
-        "$defs": defs,
-    }))
+    Ok(Parted {
+        skeleton: json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": format!("https://eoap.github.io/cwl2ogc/{key}/{label}.yaml"),
+            "description": format!("The schema to represent a {key} {label} definition"),
+            "type": "object",
+            "required": required,
+            "properties": {},
+            "additionalProperties": false,
+            "$defs": {},
+        }),
+        members: vec![("properties", properties), ("$defs", schemas)],
+    })
 }
 
 /// cwl2ogc keys a parameter by its expanded id after the last `/`. With a process id the

@@ -524,25 +524,28 @@ impl std::fmt::Debug for dyn ParamMemo + '_ {
     }
 }
 
-/// The part of a renderer's memo key that names the parameter: its path and id (cheaper
+/// The part of a renderer's memo key that names the parameter: its place and id (cheaper
 /// than their `Debug` form, which this is read for once per parameter and derivation).
-pub fn param_key(p: &Param) -> String {
-    let mut out = String::with_capacity(64);
-    for seg in &p.path {
-        match seg {
-            PathSeg::Key(k) => {
-                out.push('/');
+/// It is appended to `out`.
+pub fn push_param_key(out: &mut String, p: &Param) {
+    out.push('/');
+    out.push_str(p.section);
+    match p.place {
+        Place::Key(k) => {
+            out.push('/');
+            if k.contains(['~', '/']) {
                 out.push_str(&k.replace('~', "~0").replace('/', "~1"));
+            } else {
+                out.push_str(k);
             }
-            PathSeg::Index(i) => {
-                out.push_str("/#");
-                out.push_str(&i.to_string());
-            }
+        }
+        Place::Index(i) => {
+            out.push_str("/#");
+            out.push_str(&i.to_string());
         }
     }
     out.push('|');
-    out.push_str(&p.id);
-    out
+    out.push_str(p.id);
 }
 
 /// A renderer's memoized output for `p` under `key` (its surroundings, see [`ParamMemo`]).
@@ -553,23 +556,73 @@ pub fn memoized<T: std::any::Any + Send + Sync>(
     p.memo?.get(key?)?.downcast::<T>().ok()
 }
 
-/// One CWL parameter (input or output), in either list or map form.
-#[derive(Clone, Debug)]
+/// Where a parameter is written in its section: under a key (mapping form) or at an index
+/// (list form).
+#[derive(Clone, Copy, Debug)]
+pub enum Place<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// One CWL parameter (input or output), in either list or map form. Everything is borrowed
+/// from the section's value, and its fields are read when asked for: a 50,000-line tool's
+/// 2,800 inputs are listed per derivation without a copy, and an input whose schema is
+/// memoized is not read at all.
+#[derive(Clone, Copy, Debug)]
 pub struct Param<'v> {
     /// The id as written (map key, or the `id` field).
-    pub id: String,
-    /// The type as written (`None` when absent).
-    pub ty: Option<&'v Value>,
-    pub label: Option<&'v Value>,
-    pub doc: Option<&'v Value>,
-    pub default: Option<&'v Value>,
-    pub path: Vec<PathSeg>,
+    pub id: &'v str,
+    /// The entry's value: a mapping of fields, or (map form) the type itself.
+    body: &'v Value,
+    /// The section (`inputs`, `outputs`) and the place in it.
+    pub section: &'v str,
+    pub place: Place<'v>,
     /// Where its rendered schema is kept, when its body is memoized by content.
     pub memo: Option<&'v dyn ParamMemo>,
 }
 
+impl<'v> Param<'v> {
+    /// Its path in the process value (`inputs`, then its key or index).
+    pub fn path(&self) -> Vec<PathSeg> {
+        vec![
+            PathSeg::Key(self.section.to_string()),
+            match self.place {
+                Place::Key(k) => PathSeg::Key(k.to_string()),
+                Place::Index(i) => PathSeg::Index(i),
+            },
+        ]
+    }
+
+    /// The type as written (`None` when absent).
+    pub fn ty(&self) -> Option<&'v Value> {
+        match self.body {
+            Value::Object(m) => m.get("type"),
+            other => Some(other),
+        }
+    }
+
+    fn field(&self, name: &str) -> Option<&'v Value> {
+        self.body
+            .as_object()
+            .and_then(|m| m.get(name))
+            .filter(|v| !v.is_null())
+    }
+
+    pub fn label(&self) -> Option<&'v Value> {
+        self.field("label")
+    }
+
+    pub fn doc(&self) -> Option<&'v Value> {
+        self.field("doc")
+    }
+
+    pub fn default(&self) -> Option<&'v Value> {
+        self.field("default")
+    }
+}
+
 /// The parameters of `process[section]` in declaration order.
-pub fn params_of<'v>(process: &'v Value, section: &str) -> Vec<Param<'v>> {
+pub fn params_of<'v>(process: &'v Value, section: &'v str) -> Vec<Param<'v>> {
     let entries: Vec<(Option<&str>, &Value, Option<&dyn ParamMemo>)> = match process.get(section) {
         Some(Value::Array(items)) => items.iter().map(|item| (None, item, None)).collect(),
         Some(Value::Object(m)) => m
@@ -581,58 +634,28 @@ pub fn params_of<'v>(process: &'v Value, section: &str) -> Vec<Param<'v>> {
     params_of_entries(&entries, section)
 }
 
-fn param_from_map<'v>(id: String, m: &'v Map<String, Value>, path: Vec<PathSeg>) -> Param<'v> {
-    Param {
-        id,
-        ty: m.get("type"),
-        label: m.get("label").filter(|v| !v.is_null()),
-        doc: m.get("doc").filter(|v| !v.is_null()),
-        default: m.get("default").filter(|v| !v.is_null()),
-        path,
-        memo: None,
-    }
-}
-
 /// The parameters of a section given entry by entry (each with where its schema is kept), as
 /// `params_of` reads them from the section's JSON: `(Some(key), value)` for a mapping's
 /// entries, `(None, item)` for a list's.
 pub fn params_of_entries<'v>(
-    entries: &[(Option<&str>, &'v Value, Option<&'v dyn ParamMemo>)],
-    section: &str,
+    entries: &[(Option<&'v str>, &'v Value, Option<&'v dyn ParamMemo>)],
+    section: &'v str,
 ) -> Vec<Param<'v>> {
-    let base = vec![PathSeg::Key(section.into())];
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(entries.len());
     for (i, (key, value, memo)) in entries.iter().enumerate() {
-        let mut path = base.clone();
-        let param = match key {
-            None => {
-                path.push(PathSeg::Index(i));
-                let Some(m) = value.as_object() else { continue };
-                let id = match m.get("id") {
-                    Some(Value::String(s)) => s.clone(),
-                    _ => continue,
-                };
-                param_from_map(id, m, path)
-            }
-            Some(key) => {
-                path.push(PathSeg::Key(key.to_string()));
-                match value {
-                    Value::Object(pm) => param_from_map(key.to_string(), pm, path),
-                    other => Param {
-                        id: key.to_string(),
-                        ty: Some(other),
-                        label: None,
-                        doc: None,
-                        default: None,
-                        path,
-                        memo: None,
-                    },
-                }
-            }
+        let (id, place) = match key {
+            None => match value.get("id") {
+                Some(Value::String(s)) if value.is_object() => (s.as_str(), Place::Index(i)),
+                _ => continue,
+            },
+            Some(key) => (*key, Place::Key(key)),
         };
         out.push(Param {
+            id,
+            body: value,
+            section,
+            place,
             memo: *memo,
-            ..param
         });
     }
     out

@@ -8,7 +8,9 @@ use crate::base::DocumentContext;
 use crate::cwl::{PathSeg, Process};
 use crate::hint::values::HintValues;
 
-use super::{Derivation, DeriveOptions, GivenInputs, ProcessInput, derive_tool_with};
+use super::{
+    Derivation, DeriveOptions, GivenInputs, ProcessInput, ToolSchemas, derive_tool_parted,
+};
 
 /// The value at `path` below `root` (the JSON form of the YAML tree; aliases are expanded in
 /// it, so the view's paths lead to the same places).
@@ -44,11 +46,17 @@ pub fn derive_process(
     location: Location,
     opts: &DeriveOptions,
 ) -> Derivation {
-    derive_process_with(root, process, hint, context, location, opts, None)
+    let (mut derivation, schemas) =
+        derive_process_parted(root, process, hint, context, location, opts, None);
+    if let Some(tool) = derivation.tool.as_mut().and_then(Value::as_object_mut) {
+        schemas.move_into(tool);
+    }
+    derivation
 }
 
-/// [`derive_process`], with the process's inputs given apart ([`GivenInputs`]).
-pub fn derive_process_with(
+/// [`derive_process`], the Tool's schemas kept apart ([`derive_tool_parted`]), with the
+/// process's inputs given apart ([`GivenInputs`]) or read from `root`.
+pub fn derive_process_parted(
     root: &Value,
     process: &Process,
     hint: Option<&HintValues>,
@@ -56,14 +64,14 @@ pub fn derive_process_with(
     location: Location,
     opts: &DeriveOptions,
     given: Option<GivenInputs>,
-) -> Derivation {
+) -> (Derivation, ToolSchemas) {
     let empty = Map::new();
     let namespaces = root
         .get("$namespaces")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
     let Some(value) = value_at(root, &process.path) else {
-        return Derivation::default();
+        return (Derivation::default(), ToolSchemas::default());
     };
     let key = process.key.clone().unwrap_or_else(|| context.uri.clone());
     let input = ProcessInput {
@@ -76,7 +84,7 @@ pub fn derive_process_with(
         hint,
         document: Some(root),
     };
-    derive_tool_with(&input, opts, given)
+    derive_tool_parted(&input, opts, given)
 }
 
 /// A copy of `value` with every object's keys sorted (as `json.dumps(sort_keys=True)`).

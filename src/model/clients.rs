@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::base::{Code, Diagnostic, Profile, Related};
 use crate::cwl::Process;
+use crate::derive::{Parted, ToolSchemas};
 use crate::hint::validate::process_hints;
 
 use super::{Model, ToolEntry};
@@ -66,13 +67,17 @@ const MAP: &[&str] = &[
     "dependentSchemas",
 ];
 
-/// Every sub-schema of `schema` (itself included), with the top-level name it sits under.
-/// Only schema positions are visited: `default`, `enum`, `const` and `examples` are data, and
-/// the keys of `properties` are names, so a CWL field named `$ref` or `nullable` is no
-/// construct.
-fn subschemas(schema: &Value) -> Vec<(Option<&str>, &Value)> {
+/// Every sub-schema of `schema` (itself included, at nesting `depth`), with the top-level
+/// name it sits under (`top` for all of them when it is given). Only schema positions are
+/// visited: `default`, `enum`, `const` and `examples` are data, and the keys of `properties`
+/// are names, so a CWL field named `$ref` or `nullable` is no construct.
+fn subschemas<'v>(
+    schema: &'v Value,
+    top: Option<&'v str>,
+    depth: usize,
+) -> Vec<(Option<&'v str>, &'v Value)> {
     let mut out = Vec::new();
-    let mut stack: Vec<(Option<&str>, &Value, usize)> = vec![(None, schema, 0)];
+    let mut stack: Vec<(Option<&str>, &Value, usize)> = vec![(top, schema, depth)];
     while let Some((top, s, depth)) = stack.pop() {
         let Some(m) = s.as_object() else { continue };
         out.push((top, s));
@@ -106,6 +111,38 @@ fn subschemas(schema: &Value) -> Vec<(Option<&str>, &Value)> {
     out
 }
 
+/// What one schema (or one part of a parted schema) holds that [`constructs_in`] reads:
+/// each sub-schema's `$ref`, whether it is `nullable` without `type`, and its `$id`, with the
+/// top-level name it sits under.
+#[derive(Debug, Default)]
+struct Scan {
+    refs: Vec<(Option<String>, String)>,
+    untyped: Vec<Option<String>>,
+    ids: Vec<String>,
+}
+
+impl Scan {
+    fn of(schema: &Value, top: Option<&str>, depth: usize) -> Scan {
+        let mut scan = Scan::default();
+        for (top, s) in subschemas(schema, top, depth) {
+            if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+                scan.refs.push((top.map(str::to_string), r.to_string()));
+            }
+            if s.get("nullable").is_some() && s.get("type").is_none() {
+                scan.untyped.push(top.map(str::to_string));
+            }
+            scan.ids.extend(schema_id(s));
+        }
+        scan
+    }
+}
+
+fn schema_id(s: &Value) -> Option<String> {
+    s.get("$id")
+        .and_then(Value::as_str)
+        .map(|i| i.trim_end_matches('#').to_string())
+}
+
 /// The resource part of a reference resolved against `base` (the root `$id`), without its
 /// fragment; `None` for a local reference (`#…`, or the root itself).
 fn resource(reference: &str, base: Option<&str>) -> Option<String> {
@@ -127,29 +164,48 @@ fn resource(reference: &str, base: Option<&str>) -> Option<String> {
 
 /// The constructs clients fail on in one schema (`inputSchema` or `outputSchema`).
 pub fn constructs_in(schema_name: &'static str, schema: &Value) -> Vec<Found> {
-    let all = subschemas(schema);
-    let id = |s: &Value| {
-        s.get("$id")
-            .and_then(Value::as_str)
-            .map(|i| i.trim_end_matches('#').to_string())
-    };
-    let root_id = id(schema);
-    let bundled: Vec<String> = all.iter().filter_map(|(_, s)| id(s)).collect();
+    constructs_in_parted(schema_name, &Parted::whole(schema.clone()))
+}
+
+/// [`constructs_in`] of a parted schema: each part is read once (its scan is kept with the
+/// part, so typing in one input of a 50,000-line tool reads that input's schema), then the
+/// references are resolved against the whole schema's root `$id` and bundled `$id`s.
+pub fn constructs_in_parted(schema_name: &'static str, schema: &Parted) -> Vec<Found> {
+    let skeleton = Scan::of(&schema.skeleton, None, 0);
+    // A part sits at depth 1, under its member (`properties`, `$defs`), named by its key.
+    let parts: Vec<(&str, std::sync::Arc<Scan>)> = schema
+        .parts()
+        .map(|(_, name, part)| (name, part.note(|v| Scan::of(v, None, 1))))
+        .collect();
+    let root_id = schema_id(&schema.skeleton);
+    let bundled: std::collections::HashSet<&str> = skeleton
+        .ids
+        .iter()
+        .chain(parts.iter().flat_map(|(_, s)| s.ids.iter()))
+        .map(String::as_str)
+        .collect();
     let mut out = Vec::new();
-    for (top, s) in all {
-        let found = |construct| Found {
-            schema: schema_name,
-            param: top.map(str::to_string),
-            construct,
-        };
-        if let Some(r) = s.get("$ref").and_then(Value::as_str)
-            && let Some(target) = resource(r, root_id.as_deref())
-            && !bundled.contains(&target)
-        {
-            out.push(found(Construct::RemoteRef(r.to_string())));
+    let scans = std::iter::once((None, &skeleton))
+        .chain(parts.iter().map(|(name, scan)| (Some(*name), &**scan)));
+    for (name, scan) in scans {
+        let param = |top: &Option<String>| name.map(str::to_string).or_else(|| top.clone());
+        for (top, r) in &scan.refs {
+            if let Some(target) = resource(r, root_id.as_deref())
+                && !bundled.contains(target.as_str())
+            {
+                out.push(Found {
+                    schema: schema_name,
+                    param: param(top),
+                    construct: Construct::RemoteRef(r.clone()),
+                });
+            }
         }
-        if s.get("nullable").is_some() && s.get("type").is_none() {
-            out.push(found(Construct::UntypedNullable));
+        for top in &scan.untyped {
+            out.push(Found {
+                schema: schema_name,
+                param: param(top),
+                construct: Construct::UntypedNullable,
+            });
         }
     }
     out.sort_by(|a, b| {
@@ -169,6 +225,15 @@ pub fn constructs_of<'v>(schema: impl Fn(&str) -> Option<&'v Value>) -> Vec<Foun
     SCHEMAS
         .iter()
         .filter_map(|(name, _)| schema(name).map(|s| constructs_in(name, s)))
+        .flatten()
+        .collect()
+}
+
+/// [`constructs`] of a Tool's parted schemas.
+pub fn constructs_of_parted(schemas: &ToolSchemas) -> Vec<Found> {
+    SCHEMAS
+        .iter()
+        .filter_map(|(name, _)| schemas.field(name).map(|s| constructs_in_parted(name, s)))
         .flatten()
         .collect()
 }

@@ -573,3 +573,61 @@ outputs: []
     assert!(!codes.contains(&Code::McpClientInterop), "{codes:?}");
     assert!(codes.contains(&Code::UnresolvedReference), "{codes:?}");
 }
+
+#[test]
+fn the_constructs_of_a_parted_schema_are_those_of_the_whole() {
+    use crate::derive::{Part, Parted};
+    use serde_json::json;
+    let mut props = crate::derive::parted::Entries::new();
+    let mut defs = crate::derive::parted::Entries::new();
+    for (name, value) in [
+        ("a", json!({"$ref": "#/$defs/a"})),
+        (
+            "b",
+            json!({"type": "object", "properties": {"$ref": {"type": "string"}}}),
+        ),
+    ] {
+        props.insert(name.into(), Part::new(value));
+    }
+    for (name, value) in [
+        ("a", json!({"$ref": "https://remote.example/item.json"})),
+        (
+            "bundled",
+            json!({"$id": "https://remote.example/bundled.json", "type": "object"}),
+        ),
+        ("relative", json!({"$ref": "sibling.json#/x"})),
+        (
+            "inside",
+            json!({"anyOf": [{"$ref": "https://remote.example/bundled.json#/y"},
+            {"nullable": true}]}),
+        ),
+    ] {
+        defs.insert(name.into(), Part::new(value));
+    }
+    let parted = Parted {
+        skeleton: json!({
+            "$id": "https://eoap.github.io/cwl2ogc/main/inputs.yaml",
+            "type": "object",
+            "properties": {},
+            "$defs": {},
+            "not": {"$ref": "https://elsewhere.example/s.json"}
+        }),
+        members: vec![("properties", props), ("$defs", defs)],
+    };
+    let whole = super::constructs_in("inputSchema", &parted.assembled());
+    let by_parts = super::constructs_in_parted("inputSchema", &parted);
+    assert_eq!(by_parts, whole);
+    let shown: Vec<String> = whole
+        .iter()
+        .map(|f| format!("{:?} {:?}", f.param, f.construct))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "None RemoteRef(\"https://elsewhere.example/s.json\")",
+            "Some(\"a\") RemoteRef(\"https://remote.example/item.json\")",
+            "Some(\"inside\") UntypedNullable",
+            "Some(\"relative\") RemoteRef(\"sibling.json#/x\")",
+        ]
+    );
+}

@@ -10,8 +10,10 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use crate::cwl::Process;
-use crate::derive::view::{Location, derive_process_with};
-use crate::derive::{Derivation, DeriveOptions, GivenInputs, ParamMemo, params_of_entries};
+use crate::derive::view::{Location, derive_process_parted};
+use crate::derive::{
+    Derivation, DeriveOptions, GivenInputs, ParamMemo, ToolSchemas, params_of_entries,
+};
 use crate::document::yaml::memo::Memo;
 use crate::document::yaml::{Kind, Node, Resolved};
 use crate::hint::values::HintValues;
@@ -114,7 +116,7 @@ pub(super) fn derive(
     opts: &DeriveOptions,
     settings: &str,
     hint_span: Option<Range<usize>>,
-) -> Option<Derivation> {
+) -> Option<(Derivation, ToolSchemas)> {
     let yaml = model.yaml();
     let text = yaml.text()?;
     let inputs = process.inputs_node?;
@@ -132,11 +134,14 @@ pub(super) fn derive(
         let Kind::Deferred(j) = node.kind else {
             return None;
         };
-        let memo = section.view.deferred.get(j)?.memo();
+        let part = section.view.deferred.get(j)?;
+        let memo = part.memo();
         let (json, nodes) = memo.json()?;
         values += 1 + nodes;
-        (values <= MAX_VALUES && !crate::derive::nests_too_deep(json, 2))
-            .then_some((json, &**memo as &dyn ParamMemo))
+        /// Whether an entry's JSON nests deeper than an input may, read once per entry.
+        struct TooDeep(bool);
+        let deep = part.derived(|_, _| TooDeep(crate::derive::nests_too_deep(json, 2)));
+        (values <= MAX_VALUES && !deep.0).then_some((json, &**memo as &dyn ParamMemo))
     };
     let mut entries = Vec::new();
     match &section.node.kind {
@@ -160,7 +165,7 @@ pub(super) fn derive(
     let params = params_of_entries(&entries, "inputs");
     let header = process.node.to_json_without(yaml, &["inputs"])?;
     let memo_env = surroundings(settings, text, part.span.clone(), hint_span);
-    Some(derive_process_with(
+    Some(derive_process_parted(
         &header,
         process,
         hint,

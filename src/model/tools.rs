@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::base::{Code, Diagnostic, Severity};
 use crate::cwl::{self, PathSeg, Process};
-use crate::derive::view::{Location, derive_process};
-use crate::derive::{Derivation, DeriveOptions, Problem};
+use crate::derive::view::{Location, derive_process, derive_process_parted};
+use crate::derive::{Derivation, DeriveOptions, Problem, ToolSchemas};
 use crate::document::yaml::YamlDoc;
 use crate::hint::validate::process_hints;
 
@@ -126,7 +126,7 @@ impl ToolEntry {
         match &self.shared {
             Some(shared) => shared
                 .constructs
-                .get_or_init(|| super::clients::constructs_of(|name| shared.field(name)))
+                .get_or_init(|| super::clients::constructs_of_parted(&shared.schemas))
                 .clone(),
             None => self
                 .derivation
@@ -139,7 +139,13 @@ impl ToolEntry {
 
     /// The `$id`s of the Tool's schemas ([`super::clients::schema_ids`]).
     pub fn schema_ids(&self) -> Vec<(&'static str, String)> {
-        super::clients::schema_ids_of(|name| self.field(name))
+        match &self.shared {
+            // A schema's `$id` is at its root, in the skeleton of a parted one.
+            Some(shared) => super::clients::schema_ids_of(|name| {
+                shared.schemas.field(name).map(|p| &p.skeleton)
+            }),
+            None => super::clients::schema_ids_of(|name| self.field(name)),
+        }
     }
 
     pub fn name(&self) -> Option<&str> {
@@ -368,12 +374,8 @@ fn derive_memoized(
             map.insert("inputs".into(), Value::Array(Vec::new()));
             map.insert("outputs".into(), Value::Array(Vec::new()));
         }
-        let mut derivation = derive_process(&json, process, hint, context, location, opts);
-        if let Some(tool) = derivation.tool.as_mut().and_then(Value::as_object_mut) {
-            for field in schema_memo::FIELDS {
-                tool.shift_remove(field);
-            }
-        }
+        let (derivation, _) =
+            derive_process_parted(&json, process, hint, context, location, opts, None);
         Some(derivation)
     };
     let (mut derivation, shared) = match schema_memo::lookup(&key) {
@@ -388,33 +390,35 @@ fn derive_memoized(
                 &key.settings,
                 key.hint.clone(),
             );
-            let mut whole = match split {
+            let (mut whole, schemas) = match split {
                 Some(whole) => whole,
-                None => full()?,
+                None => model.json().map(|r| {
+                    derive_process_parted(r, process, hint, context, location, opts, None)
+                })?,
             };
+            let assembled = |mut whole: Derivation, schemas: ToolSchemas| {
+                if let Some(tool) = whole.tool.as_mut().and_then(Value::as_object_mut) {
+                    schemas.move_into(tool);
+                }
+                Some((whole, None))
+            };
+            if whole.tool.is_none() {
+                return assembled(whole, schemas);
+            }
             let Some(head) = header(yaml) else {
-                return Some((whole, None));
-            };
-            let Some(tool) = whole.tool.as_mut().and_then(Value::as_object_mut) else {
-                return Some((whole, None));
+                return assembled(whole, schemas);
             };
             // The schemas move into the memo (the header derivation is what this version keeps).
-            let (input, output) = (
-                tool.shift_remove("inputSchema"),
-                tool.shift_remove("outputSchema"),
-            );
-            let problems = whole
-                .problems
-                .iter()
+            let problems = std::mem::take(&mut whole.problems)
+                .into_iter()
                 .filter(|p| !head.problems.contains(p))
-                .cloned()
                 .collect();
             let stored = schema_memo::store(
                 key,
                 schema_memo::Schemas {
-                    input,
-                    output,
+                    schemas,
                     problems,
+                    whole: Default::default(),
                     constructs: OnceLock::new(),
                     members: OnceLock::new(),
                 },
@@ -431,18 +435,20 @@ mod schema_memo {
 
     use serde_json::Value;
 
-    use crate::derive::Problem;
+    use crate::derive::{Problem, ToolSchemas};
     use crate::model::clients::Found;
 
     /// The Tool fields a memo holds.
-    pub const FIELDS: [&str; 2] = ["inputSchema", "outputSchema"];
+    pub const FIELDS: [&str; 2] = crate::derive::parted::SCHEMA_FIELDS;
 
     #[derive(Debug)]
     pub struct Schemas {
-        pub input: Option<Value>,
-        pub output: Option<Value>,
+        /// The two schemas, parted (each input's part shared with its memo).
+        pub schemas: ToolSchemas,
         /// Problems of the full derivation that the header alone does not have.
         pub problems: Vec<Problem>,
+        /// Each schema whole, assembled on first read ([`Schemas::field`]).
+        pub whole: [OnceLock<Option<Value>>; 2],
         /// What `mcp-client-interop` finds in the two schemas, read once.
         pub constructs: OnceLock<Vec<Found>>,
         /// How many members the schemas add to a Tool object, and their bytes as compact
@@ -451,40 +457,30 @@ mod schema_memo {
     }
 
     impl Schemas {
-        /// The schema of Tool field `name` (`inputSchema`, `outputSchema`).
+        /// The whole schema of Tool field `name` (`inputSchema`, `outputSchema`).
         pub fn field(&self, name: &str) -> Option<&Value> {
-            match name {
-                "inputSchema" => self.input.as_ref(),
-                "outputSchema" => self.output.as_ref(),
-                _ => None,
-            }
+            let i = FIELDS.iter().position(|f| *f == name)?;
+            self.whole[i]
+                .get_or_init(|| self.schemas.field(name).map(|p| p.assembled()))
+                .as_ref()
         }
 
-        /// The members the schemas add to a compact JSON object: `,"inputSchema":{…}` each.
+        /// The members the schemas add to a compact JSON object: `,"inputSchema":{…}` each,
+        /// from the size of each part.
         pub fn measure(&self) -> (usize, usize) {
-            FIELDS
-                .into_iter()
-                .filter_map(|field| Some((field, self.field(field)?)))
+            self.schemas
+                .fields()
                 .fold((0, 0), |(n, bytes), (field, schema)| {
-                    let value = serde_json::to_string(schema).map_or(0, |t| t.len());
-                    (n + 1, bytes + 1 + field.len() + 2 + 1 + value)
+                    (n + 1, bytes + 1 + field.len() + 2 + 1 + schema.bytes())
                 })
         }
 
-        /// Puts the schemas into a header Tool where a plain derivation writes them
-        /// (`inputSchema`, `outputSchema`, then `annotations` and `_meta`): both paths give the
-        /// same Tool, key order included (`tests/incremental_sites.rs`).
+        /// Puts the schemas, whole, into a header Tool where a plain derivation writes them
+        /// (`inputSchema`, `outputSchema`, then `annotations` and `_meta`): both paths give
+        /// the same Tool, key order included (`tests/incremental_sites.rs`).
         pub fn insert_into(&self, tool: &mut serde_json::Map<String, Value>) {
-            for (field, schema) in FIELDS.into_iter().zip([&self.input, &self.output]) {
-                if let Some(s) = schema {
-                    tool.insert(field.into(), s.clone());
-                }
-            }
-            for field in FIELDS.into_iter().chain(["annotations", "_meta"]) {
-                if let Some(v) = tool.shift_remove(field) {
-                    tool.insert(field.into(), v);
-                }
-            }
+            let whole = FIELDS.map(|f| self.field(f).cloned());
+            ToolSchemas::place(tool, whole);
         }
     }
 

@@ -201,7 +201,18 @@ impl<'t> TreeBuilder<'t> {
     fn defer(&mut self, v: tree_sitter::Node, depth: usize) -> Node {
         let span = v.start_byte()..v.end_byte();
         let key = &self.text[memo_key(self.text, &span)];
+        #[cfg(test)]
+        if FRESH.with(|f| f.get()) {
+            // A test's reference: walked whole, every entry built, nothing memoized.
+            let memo = Arc::new(self.section_whole(v, depth, key, &[]));
+            return self.deferred_node(span, memo);
+        }
         let memo = memo::lookup(key).unwrap_or_else(|| memo::store(self.section(v, depth, key)));
+        self.deferred_node(span, memo)
+    }
+
+    /// The node standing for a deferred subtree, its errors and parts added to the document's.
+    fn deferred_node(&mut self, span: std::ops::Range<usize>, memo: Arc<memo::Memo>) -> Node {
         self.errors.extend(memo.errors.iter().map(|e| SyntaxError {
             span: e.span.start + span.start..e.span.end + span.start,
             message: e.message.clone(),
@@ -795,6 +806,8 @@ thread_local! {
     static WORK: std::cell::Cell<Work> = const {
         std::cell::Cell::new(Work { whole: 0, edited: 0, walked: 0, built: 0 })
     };
+    /// Sections built whole from scratch, not memoized (a test's reference).
+    static FRESH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// The hash a mapping key is counted by ([`memo::Layout::keys`]).
@@ -1061,14 +1074,42 @@ mod tests {
     /// before where unchanged) and off: the same tree, JSON and errors.
     fn same_as_unmemoized(texts: &[String]) {
         for (i, text) in texts.iter().enumerate() {
-            let got = YamlDoc::parse(text);
-            let want = memo::unmemoized(|| YamlDoc::parse(text));
-            assert!(!got.deferred.is_empty(), "text {i}: `inputs` is deferred");
-            assert!(want.deferred.is_empty(), "text {i}: nothing deferred");
-            let root = got.root.as_ref().map(|r| expanded(&got, r));
-            assert!(root == want.root, "text {i}: the trees differ");
-            assert_eq!(got.to_json(), want.to_json(), "text {i}");
-            assert_eq!(got.errors, want.errors, "text {i}");
+            same_as_built_whole(&YamlDoc::parse(text), text, &format!("text {i}"));
+        }
+    }
+
+    /// `got`, built from `text` with the memos on, equals a build with the memos off (the
+    /// same tree, JSON and errors), and a build of its sections walked whole, every entry
+    /// built, nothing memoized: the same tree with its deferred nodes, and deferred parts of
+    /// the same spans, content (subtree, errors, and a section's layout) and memo keys.
+    fn same_as_built_whole(got: &YamlDoc, text: &str, what: &str) {
+        let want = memo::unmemoized(|| YamlDoc::parse(text));
+        assert!(!got.deferred.is_empty(), "{what}: `inputs` is deferred");
+        assert!(want.deferred.is_empty(), "{what}: nothing deferred");
+        let root = got.root.as_ref().map(|r| expanded(got, r));
+        assert!(root == want.root, "{what}: the trees differ");
+        assert_eq!(got.to_json(), want.to_json(), "{what}");
+        assert_eq!(got.errors, want.errors, "{what}");
+        super::FRESH.with(|f| f.set(true));
+        let whole = YamlDoc::parse(text);
+        super::FRESH.with(|f| f.set(false));
+        assert!(got.root == whole.root, "{what}: the deferred nodes differ");
+        assert_eq!(got.deferred.len(), whole.deferred.len(), "{what}: parts");
+        for (i, (g, w)) in got.deferred.iter().zip(&whole.deferred).enumerate() {
+            assert_eq!(g.span, w.span, "{what}: part {i}'s span");
+            let (g, w) = (g.memo(), w.memo());
+            assert_eq!(g.text, w.text, "{what}: part {i}'s memo key");
+            assert!(g.node == w.node, "{what}: part {i}'s subtree");
+            assert_eq!(g.errors, w.errors, "{what}: part {i}'s errors");
+            assert!(g.layout == w.layout, "{what}: part {i}'s layout");
+            let spans = |m: &memo::Memo| {
+                m.view
+                    .deferred
+                    .iter()
+                    .map(|p| p.span.clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(spans(g), spans(w), "{what}: part {i}'s own parts");
         }
     }
 
@@ -1169,7 +1210,7 @@ mod tests {
             // The text before is memoized (a lookup, unless another thread's builds evicted it).
             YamlDoc::parse(before);
             let (got, w) = work(|| YamlDoc::parse(&step.text));
-            same_as_unmemoized(std::slice::from_ref(&step.text));
+            same_as_built_whole(&got, &step.text, what);
             if step.walked == 0 {
                 // The edit is outside the section's text (a comment before its first entry).
                 assert_eq!(w, super::Work::default(), "{what}: the section looked up");
@@ -1252,6 +1293,15 @@ mod tests {
             // The second half takes the next entry's `type` and `doc` in: a repeated key
             // inside an entry, an error relative to it, moved with it by the steps below.
             t = step("two entries merged", edit(&t, &head(201), ""), 1, 1);
+            // An entry's first line joined to the last line of the one before: the text
+            // after the edit starts with that entry, but not on a line of its own.
+            let joined = format!("on two lines.  {}", head(171).trim_start());
+            t = step(
+                "two lines joined",
+                edit(&t, &format!("on two lines.\n{}", head(171)), &joined),
+                1,
+                1,
+            );
             if !list {
                 t = step(
                     "a key edited into a repeated one",

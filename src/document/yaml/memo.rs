@@ -53,7 +53,7 @@ pub struct Memo {
 /// The named children of a section's block mapping or list, one [`Slot`] each, in order, and
 /// its keys: the build of a section whose text differs from a memoized one in a few entries
 /// takes the others from here, shifted, and walks and builds those few alone.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(super) struct Layout {
     /// A block list (else a block mapping).
     pub list: bool,
@@ -78,7 +78,7 @@ pub(super) struct Counts {
 }
 
 /// One named child of a section's block mapping or list (a pair, a list item, a comment).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(super) struct Slot {
     /// Its tree-sitter kind.
     pub kind: u16,

@@ -36,7 +36,7 @@ pub(super) fn from_tree(text: &str, root: tree_sitter::Node) -> YamlDoc {
         deferred: Vec::new(),
     };
     // Anchors inside a deferred subtree would be invisible to aliases outside it.
-    let may_defer = !text.contains('&') && memo::enabled();
+    let may_defer = !has_ampersand(text) && memo::enabled();
     let mut first = None;
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
@@ -213,6 +213,7 @@ impl<'t> TreeBuilder<'t> {
 
     /// The node standing for a deferred subtree, its errors and parts added to the document's.
     fn deferred_node(&mut self, span: std::ops::Range<usize>, memo: Arc<memo::Memo>) -> Node {
+        self.deferred.reserve(1 + memo.view.deferred.len());
         self.errors.extend(memo.errors.iter().map(|e| SyntaxError {
             span: e.span.start + span.start..e.span.end + span.start,
             message: e.message.clone(),
@@ -250,9 +251,9 @@ impl<'t> TreeBuilder<'t> {
     /// text is unchanged take their memo from the most alike memoized section. Anything else
     /// is built whole.
     fn section(&self, v: tree_sitter::Node, depth: usize, key: &str) -> memo::Memo {
-        let recent = memo::recent_sections();
+        let mut recent = memo::recent_sections();
         if let Some(c) = block_content(v)
-            && let Some(m) = self.section_edited(v, c, depth, key, &recent)
+            && let Some(m) = self.section_edited(v, c, depth, key, &mut recent)
         {
             return m;
         }
@@ -359,12 +360,13 @@ impl<'t> TreeBuilder<'t> {
         c: tree_sitter::Node,
         depth: usize,
         key: &str,
-        recent: &[Arc<memo::Memo>],
+        recent: &mut Vec<Arc<memo::Memo>>,
     ) -> Option<memo::Memo> {
         let start = v.start_byte();
         let list = c.kind() != "block_mapping";
         let lead = start - line_start(self.text, start);
-        let (old, layout, p, s) = most_alike(recent, key, list, lead)?;
+        let (old, p, s) = most_alike(recent, key, list, lead)?;
+        let layout = old.layout.as_ref()?;
         let old_len = old.text.len();
         let d = key.len() as isize - old_len as isize;
         let slots = &layout.slots;
@@ -461,7 +463,16 @@ impl<'t> TreeBuilder<'t> {
         if !reached || c.named_child_count() != head + middle.slots.len() + tail {
             return None;
         }
-        // The new section: the prefix's output as it was, the middle's, the suffix's moved.
+        // The new section: the prefix's output as it was, the middle's, the suffix's moved,
+        // in the buffers of a section the memo is about to drop when there is one.
+        let (old_pairs, old_items): (&[Pair], &[Node]) = match &old.node.kind {
+            Kind::Map { pairs, .. } if !list => (pairs, &[]),
+            Kind::Seq { items, .. } if list => (&[], items),
+            _ => return None,
+        };
+        drop(by_text);
+        recent.clear();
+        let mut spare = Spare::of(memo::take_spare(key.len()));
         let mid = middle.counts(sub.errors.len());
         let after = |old: usize, suf: usize, pre: usize, mid: usize| old - suf + pre + mid;
         let end = memo::Counts {
@@ -471,57 +482,66 @@ impl<'t> TreeBuilder<'t> {
         };
         let parts_by = (pre.parts + mid.parts) as isize - suf.parts as isize;
         let back = -(start as isize);
-        let kind = match &old.node.kind {
-            Kind::Seq { items, .. } if list => {
-                let mut new = Vec::with_capacity(end.items);
-                new.extend_from_slice(&items[..pre.items]);
-                new.extend(
-                    middle
-                        .items
-                        .iter()
-                        .map(|i| i.moved(back, pre.parts as isize)),
-                );
-                new.extend(items[suf.items..].iter().map(|i| i.moved(d, parts_by)));
-                Kind::Seq {
-                    items: new,
-                    flow: false,
-                }
+        let kind = if list {
+            let mut new = std::mem::take(&mut spare.items);
+            new.clear();
+            new.reserve(end.items);
+            new.extend_from_slice(&old_items[..pre.items]);
+            new.extend(
+                middle
+                    .items
+                    .iter()
+                    .map(|i| i.moved(back, pre.parts as isize)),
+            );
+            new.extend(old_items[suf.items..].iter().map(|i| i.moved(d, parts_by)));
+            Kind::Seq {
+                items: new,
+                flow: false,
             }
-            Kind::Map { pairs, .. } if !list => {
-                let moved = |p: &Pair, by: isize, base: isize| Pair {
-                    key: p.key.moved(by, 0),
-                    value: p.value.moved(by, base),
-                };
-                let mut new = Vec::with_capacity(end.items);
-                new.extend_from_slice(&pairs[..pre.items]);
-                new.extend(
-                    middle
-                        .pairs
-                        .iter()
-                        .map(|p| moved(p, back, pre.parts as isize)),
-                );
-                new.extend(pairs[suf.items..].iter().map(|p| moved(p, d, parts_by)));
-                Kind::Map {
-                    pairs: new,
-                    flow: false,
+        } else {
+            let mut new = std::mem::take(&mut spare.pairs);
+            let mut k = 0;
+            let mut put = |p: &Pair, by: isize, base: isize| {
+                match new.get_mut(k) {
+                    Some(to) => {
+                        to.key.assign_moved(&p.key, by, 0);
+                        to.value.assign_moved(&p.value, by, base);
+                    }
+                    None => new.push(Pair {
+                        key: p.key.moved(by, 0),
+                        value: p.value.moved(by, base),
+                    }),
                 }
+                k += 1;
+            };
+            old_pairs[..pre.items].iter().for_each(|p| put(p, 0, 0));
+            middle
+                .pairs
+                .iter()
+                .for_each(|p| put(p, back, pre.parts as isize));
+            old_pairs[suf.items..]
+                .iter()
+                .for_each(|p| put(p, d, parts_by));
+            new.truncate(end.items);
+            Kind::Map {
+                pairs: new,
+                flow: false,
             }
-            _ => return None,
         };
         let node = Node::new(c.start_byte() - start..c.end_byte() - start, kind);
-        let mut parts = Vec::with_capacity(end.parts);
+        let moved = |x: usize| {
+            x.checked_add_signed(d)
+                .expect("an entry after the edit moved before the section")
+        };
+        let mut parts = std::mem::take(&mut spare.parts);
+        parts.clear();
+        parts.reserve(end.parts);
         parts.extend_from_slice(&old.view.deferred[..pre.parts]);
         parts.append(&mut middle.parts);
-        parts.extend(
-            old.view.deferred[suf.parts..]
-                .iter()
-                .map(|part| {
-                    let span = part.span.start.checked_add_signed(d)?
-                        ..part.span.end.checked_add_signed(d)?;
-                    Some(DeferredPart::new(span, part.memo().clone(), 0))
-                })
-                .collect::<Option<Vec<_>>>()?,
-        );
+        parts.extend(old.view.deferred[suf.parts..].iter().map(|part| {
+            let span = moved(part.span.start)..moved(part.span.end);
+            DeferredPart::new(span, part.memo().clone(), 0)
+        }));
         let moved_error = |e: &SyntaxError, by: isize| SyntaxError {
             span: e.span.start.wrapping_add_signed(by)..e.span.end.wrapping_add_signed(by),
             message: e.message.clone(),
@@ -534,7 +554,9 @@ impl<'t> TreeBuilder<'t> {
                 .iter()
                 .map(|e| moved_error(e, d)),
         );
-        let mut new_slots = Vec::with_capacity(n - (n - tail - head) + middle.slots.len());
+        let mut new_slots = std::mem::take(&mut spare.slots);
+        new_slots.clear();
+        new_slots.reserve(head + middle.slots.len() + tail);
         new_slots.extend_from_slice(&slots[..head]);
         let rebased = |c: memo::Counts, from: memo::Counts, to: memo::Counts| memo::Counts {
             items: c.items - from.items + to.items,
@@ -547,16 +569,15 @@ impl<'t> TreeBuilder<'t> {
             ..sl.clone()
         }));
         let to = rebased(mid, zero, pre);
-        let shift = |r: &std::ops::Range<usize>| {
-            r.start.wrapping_add_signed(d)..r.end.wrapping_add_signed(d)
-        };
         new_slots.extend(slots[n - tail..].iter().map(|sl| memo::Slot {
-            span: shift(&sl.span),
-            read: shift(&sl.read),
+            span: moved(sl.span.start)..moved(sl.span.end),
+            read: moved(sl.read.start)..moved(sl.read.end),
             at: rebased(sl.at, suf, to),
             ..sl.clone()
         }));
-        let (mut keys, mut repeated) = (layout.keys.clone(), layout.repeated);
+        let mut keys = std::mem::take(&mut spare.keys);
+        keys.clone_from(&layout.keys);
+        let mut repeated = layout.repeated;
         if !list {
             for h in slots[head..n - tail].iter().filter_map(|sl| sl.key) {
                 count_key(&mut keys, &mut repeated, h, false);
@@ -790,6 +811,43 @@ impl Entries {
     }
 }
 
+/// The buffers of a section the memo drops, for the one built now.
+#[derive(Default)]
+struct Spare {
+    pairs: Vec<Pair>,
+    items: Vec<Node>,
+    parts: Vec<DeferredPart>,
+    slots: Vec<memo::Slot>,
+    keys: HashMap<u64, u32>,
+}
+
+impl Spare {
+    fn of(memo: Option<memo::Memo>) -> Spare {
+        let Some(mut m) = memo else {
+            return Spare::default();
+        };
+        #[cfg(test)]
+        WORK.with(|w| {
+            w.set(Work {
+                spared: w.get().spared + 1,
+                ..w.get()
+            })
+        });
+        let mut spare = Spare::default();
+        match std::mem::replace(&mut m.node.kind, Kind::Invalid) {
+            Kind::Map { pairs, .. } => spare.pairs = pairs,
+            Kind::Seq { items, .. } => spare.items = items,
+            _ => {}
+        }
+        spare.parts = std::mem::take(&mut m.view.deferred);
+        if let Some(layout) = m.layout.take() {
+            spare.slots = layout.slots;
+            spare.keys = layout.keys;
+        }
+        spare
+    }
+}
+
 /// What the section builds of this thread did (tests count it): sections walked whole and
 /// built from an edited one, slots walked, entries built.
 #[cfg(test)]
@@ -799,12 +857,14 @@ struct Work {
     edited: usize,
     walked: usize,
     built: usize,
+    /// Sections built in the buffers of one the memo dropped.
+    spared: usize,
 }
 
 #[cfg(test)]
 thread_local! {
     static WORK: std::cell::Cell<Work> = const {
-        std::cell::Cell::new(Work { whole: 0, edited: 0, walked: 0, built: 0 })
+        std::cell::Cell::new(Work { whole: 0, edited: 0, walked: 0, built: 0, spared: 0 })
     };
     /// Sections built whole from scratch, not memoized (a test's reference).
     static FRESH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -841,13 +901,13 @@ fn count_key(keys: &mut HashMap<u64, u32>, repeated: &mut usize, h: u64, add: bo
 /// Of the memoized sections with a layout of the same form and first-line indentation, the
 /// one whose text differs least from `key` between their common prefix and suffix, with the
 /// lengths of those.
-fn most_alike<'m>(
-    recent: &'m [Arc<memo::Memo>],
+fn most_alike(
+    recent: &[Arc<memo::Memo>],
     key: &str,
     list: bool,
     lead: usize,
-) -> Option<(&'m memo::Memo, &'m memo::Layout, usize, usize)> {
-    let mut best: Option<(&memo::Memo, &memo::Layout, usize, usize)> = None;
+) -> Option<(Arc<memo::Memo>, usize, usize)> {
+    let mut best: Option<(&Arc<memo::Memo>, usize, usize)> = None;
     for m in recent {
         let Some(layout) = &m.layout else { continue };
         if layout.list != list || layout.lead != lead {
@@ -856,15 +916,15 @@ fn most_alike<'m>(
         let (a, b) = (m.text.as_bytes(), key.as_bytes());
         let p = common_prefix(a, b);
         let s = common_suffix(&a[p..], &b[p..]);
-        if best.is_none_or(|(_, _, bp, bs)| p + s > bp + bs) {
-            best = Some((m, layout, p, s));
+        if best.is_none_or(|(_, bp, bs)| p + s > bp + bs) {
+            best = Some((m, p, s));
         }
         // Close enough: the previous version of the section, usually.
         if a.len().max(b.len()) - p - s <= 16 * 1024 {
             break;
         }
     }
-    best
+    best.map(|(m, p, s)| (m.clone(), p, s))
 }
 
 /// The length of the common prefix of `a` and `b` (compared a block at a time).
@@ -896,6 +956,19 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
         i += 1;
     }
     i
+}
+
+/// Whether `text` holds a `&`, as `text.contains('&')`, 64 bytes at a time (a loop the
+/// compiler vectorizes, where `contains` goes a word at a time: a 50,000-line text is read on
+/// every build).
+fn has_ampersand(text: &str) -> bool {
+    let mut blocks = text.as_bytes().chunks_exact(64);
+    for block in &mut blocks {
+        if block.iter().fold(0u8, |any, &b| any | u8::from(b == b'&')) != 0 {
+            return true;
+        }
+    }
+    blocks.remainder().contains(&b'&')
 }
 
 /// The start of the line `at` is on.
@@ -1201,10 +1274,17 @@ mod tests {
 
     /// A text edited in steps, each step's `inputs` built from the one before (the slots
     /// before and after the edit reused, those it touched walked and built): no more work
-    /// than the step allows, and the same tree, JSON and errors as a build with the memos off.
-    fn walks_only_the_change(base: String, steps: &[Step]) {
+    /// than the step allows, and the same tree, JSON and errors as a build with the memos off
+    /// and as one walked whole. The memo is first filled with versions of `base` (built and
+    /// dropped): each step's section is built in the buffers of one the memo drops, as when
+    /// typing in a large `inputs`; how many were is returned.
+    fn walks_only_the_change(base: String, steps: &[Step]) -> usize {
+        for k in 0..40 {
+            YamlDoc::parse(&edit(&base, "input 5,", &format!("input 5 ({k}),")));
+        }
         same_as_unmemoized(std::slice::from_ref(&base));
         let mut before = &base;
+        let mut spared = 0;
         for step in steps {
             let what = step.what;
             // The text before is memoized (a lookup, unless another thread's builds evicted it).
@@ -1225,8 +1305,10 @@ mod tests {
             assert!(w.walked <= step.walked, "{what}: {} slots walked", w.walked);
             assert!(w.built <= step.built, "{what}: {} entries built", w.built);
             assert!(!got.deferred.is_empty());
+            spared += w.spared;
             before = &step.text;
         }
+        spared
     }
 
     /// `t` with the first `find` replaced by `by`.
@@ -1427,7 +1509,8 @@ mod tests {
                 1,
                 1,
             );
-            walks_only_the_change(base, &steps);
+            let spared = walks_only_the_change(base, &steps);
+            assert!(spared > 0, "sections built in the buffers of dropped ones");
         }
     }
 

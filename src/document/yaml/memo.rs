@@ -165,6 +165,22 @@ pub fn store(m: Memo) -> Arc<Memo> {
     m
 }
 
+/// A section memo that storing one of `incoming` bytes would drop (among the least recently
+/// used) and that nothing else holds, taken out of the memo: the section built now reuses its
+/// buffers (its keys' strings, its lists), saving as many allocations and frees as it has
+/// entries on every keystroke in a large `inputs`.
+pub(super) fn take_spare(incoming: usize) -> Option<Memo> {
+    let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+    let sizes = std::iter::once(incoming).chain(memo.iter().map(|m| m.text.len()));
+    let dropped = kept(sizes, BUDGET_BYTES, CAPACITY).saturating_sub(1);
+    let i = (dropped..memo.len()).rev().find(|&i| {
+        memo[i].layout.is_some()
+            && Arc::strong_count(&memo[i]) == 1
+            && Arc::weak_count(&memo[i]) == 0
+    })?;
+    Arc::try_unwrap(memo.remove(i)).ok()
+}
+
 /// How many entries of a most-recent-first memo to keep, given their sizes: the two most
 /// recent always, then as many as fit in `budget` bytes in all, at most `capacity`.
 pub fn kept(sizes: impl Iterator<Item = usize>, budget: usize, capacity: usize) -> usize {

@@ -141,7 +141,48 @@ impl Node {
             x.checked_add_signed(by)
                 .expect("a span moved before the start")
         };
-        self.map_spans(&|s: &Span| at(s.start)..at(s.end), base)
+        let span = at(self.span.start)..at(self.span.end);
+        let kind = match &self.kind {
+            Kind::Map { .. } | Kind::Seq { .. } => {
+                return self.map_spans(&|s: &Span| at(s.start)..at(s.end), base);
+            }
+            Kind::Deferred(i) => Kind::Deferred(
+                i.checked_add_signed(base)
+                    .expect("a deferred index moved before the first"),
+            ),
+            other => other.clone(),
+        };
+        Node {
+            span,
+            kind,
+            tag: self.tag.clone(),
+        }
+    }
+
+    /// `*self = src.moved(by, base)`, reusing `self`'s string when both are scalars (a
+    /// section built from a dropped one reuses its keys' allocations).
+    pub(super) fn assign_moved(&mut self, src: &Node, by: isize, base: isize) {
+        let at = |x: usize| {
+            x.checked_add_signed(by)
+                .expect("a span moved before the start")
+        };
+        match (&mut self.kind, &src.kind) {
+            (Kind::Scalar { text, style }, Kind::Scalar { text: t, style: s }) => {
+                text.clone_from(t);
+                *style = *s;
+            }
+            (Kind::Deferred(i), Kind::Deferred(j)) => {
+                *i = j
+                    .checked_add_signed(base)
+                    .expect("a deferred index moved before the first");
+            }
+            _ => {
+                *self = src.moved(by, base);
+                return;
+            }
+        }
+        self.span = at(src.span.start)..at(src.span.end);
+        self.tag.clone_from(&src.tag);
     }
 
     fn map_spans(&self, f: &dyn Fn(&Span) -> Span, base: isize) -> Node {

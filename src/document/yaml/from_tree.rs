@@ -1,11 +1,13 @@
 //! The tree built from tree-sitter's tree: the fast path, incremental, and the one that
 //! survives broken YAML (an ERROR node's pairs are salvaged). Large `inputs`/`outputs` of the
 //! root mapping are deferred through the memo, entry by entry (each entry memoized by its own
-//! text, [`TreeBuilder::section`]), also while the YAML is broken outside them.
+//! text, [`TreeBuilder::section`]), also while the YAML is broken outside them. A section
+//! edited in a few entries takes the others from its previous version without walking them.
 //!
 //! Uses `node`, `scalar` (decoding raw scalar text), `errors` (repeated keys), `memo`, `doc`
 //! and `json` (a deferred subtree's JSON form is memoized with it).
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::doc::{Source, YamlDoc};
 use super::errors::{SyntaxError, duplicate_keys};
@@ -34,7 +36,7 @@ pub(super) fn from_tree(text: &str, root: tree_sitter::Node) -> YamlDoc {
         deferred: Vec::new(),
     };
     // Anchors inside a deferred subtree would be invisible to aliases outside it.
-    let may_defer = !text.contains('&') && memo::enabled();
+    let may_defer = !has_ampersand(text) && memo::enabled();
     let mut first = None;
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
@@ -199,7 +201,19 @@ impl<'t> TreeBuilder<'t> {
     fn defer(&mut self, v: tree_sitter::Node, depth: usize) -> Node {
         let span = v.start_byte()..v.end_byte();
         let key = &self.text[memo_key(self.text, &span)];
+        #[cfg(test)]
+        if FRESH.with(|f| f.get()) {
+            // A test's reference: walked whole, every entry built, nothing memoized.
+            let memo = Arc::new(self.section_whole(v, depth, key, &[]));
+            return self.deferred_node(span, memo);
+        }
         let memo = memo::lookup(key).unwrap_or_else(|| memo::store(self.section(v, depth, key)));
+        self.deferred_node(span, memo)
+    }
+
+    /// The node standing for a deferred subtree, its errors and parts added to the document's.
+    fn deferred_node(&mut self, span: std::ops::Range<usize>, memo: Arc<memo::Memo>) -> Node {
+        self.deferred.reserve(1 + memo.view.deferred.len());
         self.errors.extend(memo.errors.iter().map(|e| SyntaxError {
             span: e.span.start + span.start..e.span.end + span.start,
             message: e.message.clone(),
@@ -228,89 +242,453 @@ impl<'t> TreeBuilder<'t> {
     }
 
     /// The memo of a section whose text is new. A block mapping or list is built with each
-    /// entry's value deferred to a memo of its own, taken from the most alike memoized section
-    /// when its text is unchanged (the previous version of this `inputs`, usually): typing in
-    /// one input of a 50,000-line tool builds that input, not all of them. Anything else is
-    /// built whole.
+    /// entry's value deferred to a memo of its own: typing in one input of a 50,000-line tool
+    /// builds that input, not all of them. When the text differs from a memoized section's
+    /// in a few entries (the previous version of this `inputs`, usually), the entries before
+    /// and after the change are taken from that section as they are (those after moved by
+    /// the length the edit added), and only the changed ones are walked in tree-sitter and
+    /// built ([`TreeBuilder::section_edited`]); else every entry is walked, and those whose
+    /// text is unchanged take their memo from the most alike memoized section. Anything else
+    /// is built whole.
     fn section(&self, v: tree_sitter::Node, depth: usize, key: &str) -> memo::Memo {
-        let start = v.start_byte();
-        let mut sub = self.nested();
-        let content = block_content(v);
-        let mut parts = Vec::new();
-        let node = match content {
-            Some(c) => {
-                let slots = entry_slots(c);
-                let found = reusable(self.text, &slots, &memo::recent_sections());
-                let mut next = found.into_iter();
-                let mut entry = |sub: &mut TreeBuilder, value: tree_sitter::Node| {
-                    let old = next.next().flatten();
-                    sub.entry(value, depth + 2, start, old, &mut parts)
-                };
-                // As `node` builds a block mapping or list, entry values aside.
-                let span = c.start_byte()..c.end_byte();
-                if c.kind() == "block_mapping" {
-                    let mut pairs = Vec::new();
-                    let mut cursor = c.walk();
-                    for child in c.named_children(&mut cursor) {
-                        if child.kind() != "block_mapping_pair" {
-                            sub.collect_pair(child, &mut pairs, depth + 1);
-                            continue;
-                        }
-                        let key = match child.child_by_field_name("key") {
-                            Some(k) => sub.node(k, depth + 2),
-                            None => Node::empty(child.start_byte()),
-                        };
-                        let value = match child.child_by_field_name("value") {
-                            Some(value) => entry(&mut sub, value),
-                            None => Node::empty(child.end_byte()),
-                        };
-                        pairs.push(Pair { key, value });
-                    }
-                    duplicate_keys(&pairs, &mut sub.errors);
-                    Node::new(span, Kind::Map { pairs, flow: false })
-                } else {
-                    let mut items = Vec::new();
-                    let mut cursor = c.walk();
-                    for child in c.named_children(&mut cursor) {
-                        match child.kind() {
-                            "block_sequence_item" => items.push(match item_content(child) {
-                                Some(inner) => entry(&mut sub, inner),
-                                None => Node::empty(child.end_byte()),
-                            }),
-                            "comment" => {}
-                            _ => items.push(sub.node(child, depth + 2)),
-                        }
-                    }
-                    Node::new(span, Kind::Seq { items, flow: false })
-                }
-            }
-            None => sub.node(v, depth),
-        };
-        memo::Memo::new(
-            key.into(),
-            node.shifted_back(start),
-            shifted_back(sub.errors, start),
-            parts,
-            0,
-        )
+        let mut recent = memo::recent_sections();
+        if let Some(c) = block_content(v)
+            && let Some(m) = self.section_edited(v, c, depth, key, &mut recent)
+        {
+            return m;
+        }
+        self.section_whole(v, depth, key, &recent)
     }
 
-    /// One entry of a section: its memo (`old` when its text is unchanged, else built now),
+    /// A section built walking every entry.
+    fn section_whole(
+        &self,
+        v: tree_sitter::Node,
+        depth: usize,
+        key: &str,
+        recent: &[Arc<memo::Memo>],
+    ) -> memo::Memo {
+        #[cfg(test)]
+        WORK.with(|w| {
+            w.set(Work {
+                whole: w.get().whole + 1,
+                ..w.get()
+            })
+        });
+        let start = v.start_byte();
+        let mut sub = self.nested();
+        let Some(c) = block_content(v) else {
+            let node = sub.node(v, depth);
+            return memo::Memo::new(
+                key.into(),
+                node.shifted_back(start),
+                shifted_back(sub.errors, start),
+                Vec::new(),
+                0,
+            );
+        };
+        let list = c.kind() != "block_mapping";
+        let found = reusable(self.text, &entry_slots(c), recent);
+        let mut next = found.into_iter();
+        let mut old = |_: &str| next.next().flatten();
+        // As `node` builds a block mapping or list, entry values aside.
+        let lead = start - line_start(self.text, start);
+        let mut out = Entries::new(start, lead);
+        let mut described = true;
+        let mut cursor = c.walk();
+        for child in c.named_children(&mut cursor) {
+            if !sub.slot(child, depth, list, &mut old, &mut out) {
+                described = false;
+                if list {
+                    out.items.push(sub.node(child, depth + 2));
+                } else {
+                    sub.collect_pair(child, &mut out.pairs, depth + 1);
+                }
+            }
+        }
+        let end = out.counts(sub.errors.len());
+        let (mut keys, mut repeated) = (HashMap::new(), 0);
+        for slot in &out.slots {
+            if let Some(h) = slot.key {
+                count_key(&mut keys, &mut repeated, h, true);
+            }
+        }
+        let span = c.start_byte()..c.end_byte();
+        let kind = if list {
+            Kind::Seq {
+                items: out.items,
+                flow: false,
+            }
+        } else {
+            duplicate_keys(&out.pairs, &mut sub.errors);
+            Kind::Map {
+                pairs: out.pairs,
+                flow: false,
+            }
+        };
+        let mut m = memo::Memo::new(
+            key.into(),
+            Node::new(span, kind).shifted_back(start),
+            shifted_back(sub.errors, start),
+            out.parts,
+            0,
+        );
+        m.layout = described.then_some(memo::Layout {
+            list,
+            lead,
+            slots: out.slots,
+            end,
+            keys,
+            repeated,
+        });
+        m
+    }
+
+    /// A section whose text differs from a memoized section's (the most alike of `recent`)
+    /// between a common prefix and suffix: the slots (entries, comments) wholly inside the
+    /// prefix are taken as they are, those wholly inside the suffix moved by the length
+    /// added, and only those between are walked in tree-sitter (from the last slot of the
+    /// prefix, found by byte offset) and built, each entry taking the memo of an entry of the
+    /// old middle with the same text. The tree is checked where the reuse meets it (the last
+    /// slot of the prefix and the first of the suffix are where they were, and the count of
+    /// children adds up); `None` when it does not (then the section is walked whole).
+    /// Repeated keys: a count per key hash, updated with the keys removed and added; only
+    /// while some hash occurs twice are the keys compared, all of them (as a whole build).
+    fn section_edited(
+        &self,
+        v: tree_sitter::Node,
+        c: tree_sitter::Node,
+        depth: usize,
+        key: &str,
+        recent: &mut Vec<Arc<memo::Memo>>,
+    ) -> Option<memo::Memo> {
+        let start = v.start_byte();
+        let list = c.kind() != "block_mapping";
+        let lead = start - line_start(self.text, start);
+        let (old, p, s) = most_alike(recent, key, list, lead)?;
+        let layout = old.layout.as_ref()?;
+        let old_len = old.text.len();
+        let d = key.len() as isize - old_len as isize;
+        let slots = &layout.slots;
+        let n = slots.len();
+        let at = |i: usize| slots.get(i).map_or(layout.end, |s| s.at);
+        // The slots whose build reads the common prefix alone, and the common suffix alone.
+        // Where a read ends depends on the next line (the blank lines after it are read): its
+        // first visible character must be in the prefix too. Where a read starts depends on
+        // the line break before it: in the suffix too, or in the new text as well.
+        let mut head = slots.partition_point(|sl| sl.read.end <= p);
+        let mut tail = n - slots.partition_point(|sl| sl.read.start < old_len - s);
+        if slots.last().is_some_and(|sl| sl.read.end > old_len) {
+            tail = 0;
+        }
+        if let Some(sl) = slots.get(n - tail)
+            && sl.read.start == old_len - s
+            && (sl.read.start + key.len())
+                .checked_sub(old_len + 1)
+                .is_none_or(|i| key.as_bytes()[i] != b'\n')
+        {
+            tail -= 1;
+        }
+        tail = tail.min(n - head);
+        // The last slot of the prefix where it was in the new tree (one or two slots before
+        // it when an edit just after it changed it: indentation or a blank line typed on the
+        // next line).
+        let same = |n: tree_sitter::Node, sl: &memo::Slot, by: isize| {
+            n.is_named()
+                && n.kind_id() == sl.kind
+                && n.start_byte() as isize == sl.span.start as isize + by
+                && n.end_byte() as isize == sl.span.end as isize + by
+        };
+        let mut cursor = c.walk();
+        let mut tries = 0;
+        while head > 0 {
+            let sl = &slots[head - 1];
+            let next_line = old.text[sl.read.end..].find(|c: char| !c.is_whitespace());
+            cursor.reset(c);
+            if next_line.is_some_and(|i| sl.read.end + i < p)
+                && cursor
+                    .goto_first_child_for_byte(start + sl.span.start)
+                    .is_some()
+                && same(cursor.node(), sl, start as isize)
+            {
+                break;
+            }
+            tries += 1;
+            if tries == 3 {
+                return None;
+            }
+            head -= 1;
+        }
+        tail = tail.min(n - head);
+        let mut first = head == 0;
+        if first {
+            cursor.reset(c);
+            if !cursor.goto_first_child() {
+                return None;
+            }
+        }
+        // The slots between, walked and built.
+        let (pre, suf) = (at(head), at(n - tail));
+        let by_text: HashMap<&str, &Arc<memo::Memo>> = old.view.deferred[pre.parts..suf.parts]
+            .iter()
+            .map(|part| (&*part.memo().text, part.memo()))
+            .collect();
+        let mut find = |text: &str| by_text.get(text).map(|m| Arc::clone(m));
+        let mut sub = self.nested();
+        let mut middle = Entries::new(start, lead);
+        let mut reached = tail == 0;
+        let suffix_at = start as isize + d;
+        loop {
+            if !first && !cursor.goto_next_sibling() {
+                break;
+            }
+            first = false;
+            let child = cursor.node();
+            if !child.is_named() {
+                continue;
+            }
+            if tail > 0
+                && child.start_byte() as isize >= slots[n - tail].span.start as isize + suffix_at
+            {
+                if !same(child, &slots[n - tail], suffix_at) {
+                    return None;
+                }
+                reached = true;
+                break;
+            }
+            if !sub.slot(child, depth, list, &mut find, &mut middle) {
+                return None;
+            }
+        }
+        if !reached || c.named_child_count() != head + middle.slots.len() + tail {
+            return None;
+        }
+        // The new section: the prefix's output as it was, the middle's, the suffix's moved,
+        // in the buffers of a section the memo is about to drop when there is one.
+        let (old_pairs, old_items): (&[Pair], &[Node]) = match &old.node.kind {
+            Kind::Map { pairs, .. } if !list => (pairs, &[]),
+            Kind::Seq { items, .. } if list => (&[], items),
+            _ => return None,
+        };
+        drop(by_text);
+        recent.clear();
+        let mut spare = Spare::of(memo::take_spare(key.len()));
+        let mid = middle.counts(sub.errors.len());
+        let after = |old: usize, suf: usize, pre: usize, mid: usize| old - suf + pre + mid;
+        let end = memo::Counts {
+            items: after(layout.end.items, suf.items, pre.items, mid.items),
+            parts: after(layout.end.parts, suf.parts, pre.parts, mid.parts),
+            errors: after(layout.end.errors, suf.errors, pre.errors, mid.errors),
+        };
+        let parts_by = (pre.parts + mid.parts) as isize - suf.parts as isize;
+        let back = -(start as isize);
+        let kind = if list {
+            let mut new = std::mem::take(&mut spare.items);
+            new.clear();
+            new.reserve(end.items);
+            new.extend_from_slice(&old_items[..pre.items]);
+            new.extend(
+                middle
+                    .items
+                    .iter()
+                    .map(|i| i.moved(back, pre.parts as isize)),
+            );
+            new.extend(old_items[suf.items..].iter().map(|i| i.moved(d, parts_by)));
+            Kind::Seq {
+                items: new,
+                flow: false,
+            }
+        } else {
+            let mut new = std::mem::take(&mut spare.pairs);
+            let mut k = 0;
+            let mut put = |p: &Pair, by: isize, base: isize| {
+                match new.get_mut(k) {
+                    Some(to) => {
+                        to.key.assign_moved(&p.key, by, 0);
+                        to.value.assign_moved(&p.value, by, base);
+                    }
+                    None => new.push(Pair {
+                        key: p.key.moved(by, 0),
+                        value: p.value.moved(by, base),
+                    }),
+                }
+                k += 1;
+            };
+            old_pairs[..pre.items].iter().for_each(|p| put(p, 0, 0));
+            middle
+                .pairs
+                .iter()
+                .for_each(|p| put(p, back, pre.parts as isize));
+            old_pairs[suf.items..]
+                .iter()
+                .for_each(|p| put(p, d, parts_by));
+            new.truncate(end.items);
+            Kind::Map {
+                pairs: new,
+                flow: false,
+            }
+        };
+        let node = Node::new(c.start_byte() - start..c.end_byte() - start, kind);
+        let moved = |x: usize| {
+            x.checked_add_signed(d)
+                .expect("an entry after the edit moved before the section")
+        };
+        let mut parts = std::mem::take(&mut spare.parts);
+        parts.clear();
+        parts.reserve(end.parts);
+        parts.extend_from_slice(&old.view.deferred[..pre.parts]);
+        parts.append(&mut middle.parts);
+        parts.extend(old.view.deferred[suf.parts..].iter().map(|part| {
+            let span = moved(part.span.start)..moved(part.span.end);
+            DeferredPart::new(span, part.memo().clone(), 0)
+        }));
+        let moved_error = |e: &SyntaxError, by: isize| SyntaxError {
+            span: e.span.start.wrapping_add_signed(by)..e.span.end.wrapping_add_signed(by),
+            message: e.message.clone(),
+        };
+        let mut errors = Vec::with_capacity(end.errors);
+        errors.extend_from_slice(&old.errors[..pre.errors]);
+        errors.extend(sub.errors.iter().map(|e| moved_error(e, back)));
+        errors.extend(
+            old.errors[suf.errors..layout.end.errors]
+                .iter()
+                .map(|e| moved_error(e, d)),
+        );
+        let mut new_slots = std::mem::take(&mut spare.slots);
+        new_slots.clear();
+        new_slots.reserve(head + middle.slots.len() + tail);
+        new_slots.extend_from_slice(&slots[..head]);
+        let rebased = |c: memo::Counts, from: memo::Counts, to: memo::Counts| memo::Counts {
+            items: c.items - from.items + to.items,
+            parts: c.parts - from.parts + to.parts,
+            errors: c.errors - from.errors + to.errors,
+        };
+        let zero = memo::Counts::default();
+        new_slots.extend(middle.slots.iter().map(|sl| memo::Slot {
+            at: rebased(sl.at, zero, pre),
+            ..sl.clone()
+        }));
+        let to = rebased(mid, zero, pre);
+        new_slots.extend(slots[n - tail..].iter().map(|sl| memo::Slot {
+            span: moved(sl.span.start)..moved(sl.span.end),
+            read: moved(sl.read.start)..moved(sl.read.end),
+            at: rebased(sl.at, suf, to),
+            ..sl.clone()
+        }));
+        let mut keys = std::mem::take(&mut spare.keys);
+        keys.clone_from(&layout.keys);
+        let mut repeated = layout.repeated;
+        if !list {
+            for h in slots[head..n - tail].iter().filter_map(|sl| sl.key) {
+                count_key(&mut keys, &mut repeated, h, false);
+            }
+            for h in middle.slots.iter().filter_map(|sl| sl.key) {
+                count_key(&mut keys, &mut repeated, h, true);
+            }
+            if repeated > 0
+                && let Kind::Map { pairs, .. } = &node.kind
+            {
+                duplicate_keys(pairs, &mut errors);
+            }
+        }
+        #[cfg(test)]
+        WORK.with(|w| {
+            w.set(Work {
+                edited: w.get().edited + 1,
+                ..w.get()
+            })
+        });
+        let mut m = memo::Memo::new(key.into(), node, errors, parts, 0);
+        m.layout = Some(memo::Layout {
+            list,
+            lead,
+            slots: new_slots,
+            end,
+            keys,
+            repeated,
+        });
+        Some(m)
+    }
+
+    /// Builds one named child of a section's block mapping or list as `node` builds it, an
+    /// entry's value deferred to the memo `old` gives for its text (else to one built now),
+    /// and records its slot; `false` (nothing added) for a child a [`memo::Slot`] does not
+    /// describe.
+    fn slot(
+        &mut self,
+        child: tree_sitter::Node,
+        depth: usize,
+        list: bool,
+        old: &mut dyn FnMut(&str) -> Option<Arc<memo::Memo>>,
+        out: &mut Entries,
+    ) -> bool {
+        let at = out.counts(self.errors.len());
+        let start = out.start;
+        let mut key_hash = None;
+        match (list, child.kind()) {
+            (_, "comment") => {}
+            (false, "block_mapping_pair") => {
+                let key = match child.child_by_field_name("key") {
+                    Some(k) => self.node(k, depth + 2),
+                    None => Node::empty(child.start_byte()),
+                };
+                let value = match child.child_by_field_name("value") {
+                    Some(value) => self.entry(value, depth + 2, start, old, &mut out.parts),
+                    None => Node::empty(child.end_byte()),
+                };
+                key_hash = key.scalar().map(hash_key);
+                out.pairs.push(Pair { key, value });
+            }
+            (true, "block_sequence_item") => out.items.push(match item_content(child) {
+                Some(inner) => self.entry(inner, depth + 2, start, old, &mut out.parts),
+                None => Node::empty(child.end_byte()),
+            }),
+            _ => return false,
+        }
+        #[cfg(test)]
+        WORK.with(|w| {
+            w.set(Work {
+                walked: w.get().walked + 1,
+                ..w.get()
+            })
+        });
+        let span = child.start_byte()..child.end_byte();
+        let read = memo_key(self.text, &span);
+        let (start, key) = (out.start, out.key);
+        out.slots.push(memo::Slot {
+            kind: child.kind_id(),
+            span: span.start - start..span.end - start,
+            read: read.start - key..read.end - key,
+            at,
+            key: key_hash,
+        });
+        true
+    }
+
+    /// One entry of a section: its memo (the one `old` gives for its text, else built now),
     /// its errors, and a deferred node for it; the part's span is relative to `section`.
     fn entry(
         &mut self,
         v: tree_sitter::Node,
         depth: usize,
         section: usize,
-        old: Option<std::sync::Arc<memo::Memo>>,
+        old: &mut dyn FnMut(&str) -> Option<Arc<memo::Memo>>,
         parts: &mut Vec<DeferredPart>,
     ) -> Node {
         let span = v.start_byte()..v.end_byte();
-        let memo = old.unwrap_or_else(|| {
+        let text = &self.text[memo_key(self.text, &span)];
+        let memo = old(text).unwrap_or_else(|| {
+            #[cfg(test)]
+            WORK.with(|w| {
+                w.set(Work {
+                    built: w.get().built + 1,
+                    ..w.get()
+                })
+            });
             let mut sub = self.nested();
             let node = sub.node(v, depth);
-            std::sync::Arc::new(memo::Memo::new(
-                self.text[memo_key(self.text, &span)].into(),
+            Arc::new(memo::Memo::new(
+                text.into(),
                 node.shifted_back(span.start),
                 shifted_back(sub.errors, span.start),
                 Vec::new(),
@@ -399,6 +777,198 @@ impl<'t> TreeBuilder<'t> {
             _ => {}
         }
     }
+}
+
+/// What a section's build adds up: its pairs (or items), parts and slots (its errors are the
+/// builder's), with where the section starts and its text (its first line's start).
+struct Entries {
+    start: usize,
+    key: usize,
+    pairs: Vec<Pair>,
+    items: Vec<Node>,
+    parts: Vec<DeferredPart>,
+    slots: Vec<memo::Slot>,
+}
+
+impl Entries {
+    fn new(start: usize, lead: usize) -> Entries {
+        Entries {
+            start,
+            key: start - lead,
+            pairs: Vec::new(),
+            items: Vec::new(),
+            parts: Vec::new(),
+            slots: Vec::new(),
+        }
+    }
+
+    fn counts(&self, errors: usize) -> memo::Counts {
+        memo::Counts {
+            items: self.pairs.len() + self.items.len(),
+            parts: self.parts.len(),
+            errors,
+        }
+    }
+}
+
+/// The buffers of a section the memo drops, for the one built now.
+#[derive(Default)]
+struct Spare {
+    pairs: Vec<Pair>,
+    items: Vec<Node>,
+    parts: Vec<DeferredPart>,
+    slots: Vec<memo::Slot>,
+    keys: HashMap<u64, u32>,
+}
+
+impl Spare {
+    fn of(memo: Option<memo::Memo>) -> Spare {
+        let Some(mut m) = memo else {
+            return Spare::default();
+        };
+        #[cfg(test)]
+        WORK.with(|w| {
+            w.set(Work {
+                spared: w.get().spared + 1,
+                ..w.get()
+            })
+        });
+        let mut spare = Spare::default();
+        match std::mem::replace(&mut m.node.kind, Kind::Invalid) {
+            Kind::Map { pairs, .. } => spare.pairs = pairs,
+            Kind::Seq { items, .. } => spare.items = items,
+            _ => {}
+        }
+        spare.parts = std::mem::take(&mut m.view.deferred);
+        if let Some(layout) = m.layout.take() {
+            spare.slots = layout.slots;
+            spare.keys = layout.keys;
+        }
+        spare
+    }
+}
+
+/// What the section builds of this thread did (tests count it): sections walked whole and
+/// built from an edited one, slots walked, entries built.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Work {
+    whole: usize,
+    edited: usize,
+    walked: usize,
+    built: usize,
+    /// Sections built in the buffers of one the memo dropped.
+    spared: usize,
+}
+
+#[cfg(test)]
+thread_local! {
+    static WORK: std::cell::Cell<Work> = const {
+        std::cell::Cell::new(Work { whole: 0, edited: 0, walked: 0, built: 0, spared: 0 })
+    };
+    /// Sections built whole from scratch, not memoized (a test's reference).
+    static FRESH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The hash a mapping key is counted by ([`memo::Layout::keys`]).
+fn hash_key(key: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
+/// One more (`add`) or one less occurrence of the key hash `h`, and how many hashes occur
+/// more than once.
+fn count_key(keys: &mut HashMap<u64, u32>, repeated: &mut usize, h: u64, add: bool) {
+    let count = keys.entry(h).or_insert(0);
+    if add {
+        *count += 1;
+        if *count == 2 {
+            *repeated += 1;
+        }
+    } else {
+        if *count == 2 {
+            *repeated -= 1;
+        }
+        *count -= 1;
+        if *count == 0 {
+            keys.remove(&h);
+        }
+    }
+}
+
+/// Of the memoized sections with a layout of the same form and first-line indentation, the
+/// one whose text differs least from `key` between their common prefix and suffix, with the
+/// lengths of those.
+fn most_alike(
+    recent: &[Arc<memo::Memo>],
+    key: &str,
+    list: bool,
+    lead: usize,
+) -> Option<(Arc<memo::Memo>, usize, usize)> {
+    let mut best: Option<(&Arc<memo::Memo>, usize, usize)> = None;
+    for m in recent {
+        let Some(layout) = &m.layout else { continue };
+        if layout.list != list || layout.lead != lead {
+            continue;
+        }
+        let (a, b) = (m.text.as_bytes(), key.as_bytes());
+        let p = common_prefix(a, b);
+        let s = common_suffix(&a[p..], &b[p..]);
+        if best.is_none_or(|(_, bp, bs)| p + s > bp + bs) {
+            best = Some((m, p, s));
+        }
+        // Close enough: the previous version of the section, usually.
+        if a.len().max(b.len()) - p - s <= 16 * 1024 {
+            break;
+        }
+    }
+    best.map(|(m, p, s)| (m.clone(), p, s))
+}
+
+/// The length of the common prefix of `a` and `b` (compared a block at a time).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    for block in [4096, 64] {
+        while i + block <= n && a[i..i + block] == b[i..i + block] {
+            i += block;
+        }
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// The length of the common suffix of `a` and `b`.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut i = 0;
+    for block in [4096, 64] {
+        while i + block <= n && a[n - i - block..n - i] == b[n - i - block..n - i] {
+            i += block;
+        }
+    }
+    while i < n && a[n - i - 1] == b[n - i - 1] {
+        i += 1;
+    }
+    i
+}
+
+/// Whether `text` holds a `&`, as `text.contains('&')`, 64 bytes at a time (a loop the
+/// compiler vectorizes, where `contains` goes a word at a time: a 50,000-line text is read on
+/// every build).
+fn has_ampersand(text: &str) -> bool {
+    let mut blocks = text.as_bytes().chunks_exact(64);
+    for block in &mut blocks {
+        if block.iter().fold(0u8, |any, &b| any | u8::from(b == b'&')) != 0 {
+            return true;
+        }
+    }
+    blocks.remainder().contains(&b'&')
 }
 
 /// The start of the line `at` is on.
@@ -565,18 +1135,54 @@ mod tests {
         }
     }
 
+    /// Held by the tests that count what a section's build reuses: the memo is shared by every
+    /// thread, and one test's sections would evict the other's.
+    static SECTIONS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn sections() -> std::sync::MutexGuard<'static, ()> {
+        SECTIONS.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Each text in turn is built with the memos on (its `inputs` from the entries of the one
     /// before where unchanged) and off: the same tree, JSON and errors.
     fn same_as_unmemoized(texts: &[String]) {
         for (i, text) in texts.iter().enumerate() {
-            let got = YamlDoc::parse(text);
-            let want = memo::unmemoized(|| YamlDoc::parse(text));
-            assert!(!got.deferred.is_empty(), "text {i}: `inputs` is deferred");
-            assert!(want.deferred.is_empty(), "text {i}: nothing deferred");
-            let root = got.root.as_ref().map(|r| expanded(&got, r));
-            assert!(root == want.root, "text {i}: the trees differ");
-            assert_eq!(got.to_json(), want.to_json(), "text {i}");
-            assert_eq!(got.errors, want.errors, "text {i}");
+            same_as_built_whole(&YamlDoc::parse(text), text, &format!("text {i}"));
+        }
+    }
+
+    /// `got`, built from `text` with the memos on, equals a build with the memos off (the
+    /// same tree, JSON and errors), and a build of its sections walked whole, every entry
+    /// built, nothing memoized: the same tree with its deferred nodes, and deferred parts of
+    /// the same spans, content (subtree, errors, and a section's layout) and memo keys.
+    fn same_as_built_whole(got: &YamlDoc, text: &str, what: &str) {
+        let want = memo::unmemoized(|| YamlDoc::parse(text));
+        assert!(!got.deferred.is_empty(), "{what}: `inputs` is deferred");
+        assert!(want.deferred.is_empty(), "{what}: nothing deferred");
+        let root = got.root.as_ref().map(|r| expanded(got, r));
+        assert!(root == want.root, "{what}: the trees differ");
+        assert_eq!(got.to_json(), want.to_json(), "{what}");
+        assert_eq!(got.errors, want.errors, "{what}");
+        super::FRESH.with(|f| f.set(true));
+        let whole = YamlDoc::parse(text);
+        super::FRESH.with(|f| f.set(false));
+        assert!(got.root == whole.root, "{what}: the deferred nodes differ");
+        assert_eq!(got.deferred.len(), whole.deferred.len(), "{what}: parts");
+        for (i, (g, w)) in got.deferred.iter().zip(&whole.deferred).enumerate() {
+            assert_eq!(g.span, w.span, "{what}: part {i}'s span");
+            let (g, w) = (g.memo(), w.memo());
+            assert_eq!(g.text, w.text, "{what}: part {i}'s memo key");
+            assert!(g.node == w.node, "{what}: part {i}'s subtree");
+            assert_eq!(g.errors, w.errors, "{what}: part {i}'s errors");
+            assert!(g.layout == w.layout, "{what}: part {i}'s layout");
+            let spans = |m: &memo::Memo| {
+                m.view
+                    .deferred
+                    .iter()
+                    .map(|p| p.span.clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(spans(g), spans(w), "{what}: part {i}'s own parts");
         }
     }
 
@@ -598,6 +1204,7 @@ mod tests {
 
     #[test]
     fn a_section_built_from_the_entries_of_the_last_equals_one_built_whole() {
+        let _sections = sections();
         for list in [false, true] {
             let base = entries(300, list);
             let outputs = "outputs: {}\n";
@@ -646,6 +1253,264 @@ mod tests {
                 "one entry built"
             );
             assert!(!reused(151), "the edited entry is built");
+        }
+    }
+
+    /// What this thread's section builds did while `f` ran.
+    fn work<R>(f: impl FnOnce() -> R) -> (R, super::Work) {
+        super::WORK.with(|w| w.set(super::Work::default()));
+        let out = f();
+        (out, super::WORK.with(|w| w.get()))
+    }
+
+    /// One step of an edited section: what it does, and at most how many slots (entries,
+    /// comments) its build walks and how many entries it builds.
+    struct Step {
+        what: &'static str,
+        text: String,
+        walked: usize,
+        built: usize,
+    }
+
+    /// A text edited in steps, each step's `inputs` built from the one before (the slots
+    /// before and after the edit reused, those it touched walked and built): no more work
+    /// than the step allows, and the same tree, JSON and errors as a build with the memos off
+    /// and as one walked whole. The memo is first filled with versions of `base` (built and
+    /// dropped): each step's section is built in the buffers of one the memo drops, as when
+    /// typing in a large `inputs`; how many were is returned.
+    fn walks_only_the_change(base: String, steps: &[Step]) -> usize {
+        for k in 0..40 {
+            YamlDoc::parse(&edit(&base, "input 5,", &format!("input 5 ({k}),")));
+        }
+        same_as_unmemoized(std::slice::from_ref(&base));
+        let mut before = &base;
+        let mut spared = 0;
+        for step in steps {
+            let what = step.what;
+            // The text before is memoized (a lookup, unless another thread's builds evicted it).
+            YamlDoc::parse(before);
+            let (got, w) = work(|| YamlDoc::parse(&step.text));
+            same_as_built_whole(&got, &step.text, what);
+            if step.walked == 0 {
+                // The edit is outside the section's text (a comment before its first entry).
+                assert_eq!(w, super::Work::default(), "{what}: the section looked up");
+                before = &step.text;
+                continue;
+            }
+            assert_eq!(
+                (w.whole, w.edited),
+                (0, 1),
+                "{what}: built from the section before"
+            );
+            assert!(w.walked <= step.walked, "{what}: {} slots walked", w.walked);
+            assert!(w.built <= step.built, "{what}: {} entries built", w.built);
+            assert!(!got.deferred.is_empty());
+            spared += w.spared;
+            before = &step.text;
+        }
+        spared
+    }
+
+    /// `t` with the first `find` replaced by `by`.
+    fn edit(t: &str, find: &str, by: &str) -> String {
+        assert!(t.contains(find), "{find:?}");
+        t.replacen(find, by, 1)
+    }
+
+    #[test]
+    fn an_edited_section_walks_and_builds_only_the_entries_the_edit_touched() {
+        let _sections = sections();
+        for list in [false, true] {
+            let head = |i: usize| {
+                if list {
+                    format!("  - id: in_{i}\n")
+                } else {
+                    format!("  in_{i}:\n")
+                }
+            };
+            let base = format!("{}outputs: []\n", entries(320, list));
+            let mut steps = Vec::new();
+            let mut t = base.clone();
+            let mut step = |what, text: String, walked, built| {
+                steps.push(Step {
+                    what,
+                    text: text.clone(),
+                    walked,
+                    built,
+                });
+                text
+            };
+            t = step("typing", edit(&t, "input 160,", "input 160x,"), 1, 1);
+            let at = head(161);
+            let blank = format!("\n{at}");
+            t = step(
+                "a blank line between two entries",
+                edit(&t, &at, &blank),
+                1,
+                1,
+            );
+            let comment = format!("\n  # about in_161\n{at}");
+            t = step(
+                "a comment between two entries",
+                edit(&t, &blank, &comment),
+                2,
+                1,
+            );
+            t = step(
+                "the comment edited",
+                edit(&t, "# about in_161", "# about in_161!"),
+                2,
+                1,
+            );
+            t = step("the first entry", edit(&t, "input 0,", "input 0y,"), 1, 1);
+            t = step(
+                "the last entry",
+                edit(&t, "input 319,", "input 319z,"),
+                1,
+                1,
+            );
+            let doc = "    doc: |\n      Text of input 200,";
+            let split = format!("{}{doc}", head(1200));
+            t = step("an entry split in two", edit(&t, doc, &split), 2, 2);
+            // The second half takes the next entry's `type` and `doc` in: a repeated key
+            // inside an entry, an error relative to it, moved with it by the steps below.
+            t = step("two entries merged", edit(&t, &head(201), ""), 1, 1);
+            // An entry's first line joined to the last line of the one before: the text
+            // after the edit starts with that entry, but not on a line of its own.
+            let joined = format!("on two lines.  {}", head(171).trim_start());
+            t = step(
+                "two lines joined",
+                edit(&t, &format!("on two lines.\n{}", head(171)), &joined),
+                1,
+                1,
+            );
+            if !list {
+                t = step(
+                    "a key edited into a repeated one",
+                    edit(&t, "  in_250:", "  in_249:"),
+                    1,
+                    0,
+                );
+                t = step(
+                    "an edit while a key is repeated",
+                    edit(&t, "input 100,", "input 100x,"),
+                    1,
+                    1,
+                );
+                t = step(
+                    "a key edited into a repeated one again",
+                    edit(&t, "  in_251:", "  in_249:"),
+                    1,
+                    0,
+                );
+                t = step(
+                    "the second repeated key removed",
+                    edit(
+                        &t,
+                        "  in_249:\n    type: string\n    doc: |\n      Text of input 251,",
+                        "  in_251x:\n    type: string\n    doc: |\n      Text of input 251,",
+                    ),
+                    1,
+                    0,
+                );
+                t = step(
+                    "the repeated key edited away",
+                    edit(
+                        &t,
+                        "  in_249:\n    type: string\n    doc: |\n      Text of input 250,",
+                        "  in_250y:\n    type: string\n    doc: |\n      Text of input 250,",
+                    ),
+                    1,
+                    0,
+                );
+                // An entry indented into the one before it.
+                let entry = "  in_300:\n    type: string\n    doc: |\n      Text of input 300,\n      on two lines.\n";
+                let indented = "    in_300:\n      type: string\n      doc: |\n        Text of input 300,\n        on two lines.\n";
+                t = step("an entry indented", edit(&t, entry, indented), 1, 1);
+            }
+            // An entry indented into the block scalar of the one before it.
+            let entry = format!(
+                "{}    type: string\n    doc: |\n      Text of input 290,\n",
+                head(290)
+            );
+            let indented = entry
+                .lines()
+                .map(|l| format!("    {l}\n"))
+                .collect::<String>();
+            t = step(
+                "an entry indented into a scalar",
+                edit(&t, &entry, &indented),
+                1,
+                1,
+            );
+            // The block scalar keeps the blank lines after it: one typed after it changes
+            // that entry (the entry before the blank line would take the prefix otherwise).
+            let keep = "doc: |\n      Text of input 150,";
+            t = step(
+                "a kept block scalar",
+                edit(&t, keep, "doc: |+\n      Text of input 150,"),
+                1,
+                1,
+            );
+            let at = head(151);
+            t = step(
+                "a blank line after a kept block scalar",
+                edit(&t, &at, &format!("\n{at}")),
+                1,
+                1,
+            );
+            // The very start and end of the section.
+            let first = head(0);
+            let renamed = first.replace("in_0", "in_0a");
+            // (A list item's `id` is in the entry.)
+            let built = usize::from(list);
+            t = step("the first key", edit(&t, &first, &renamed), 1, built);
+            let added = format!("{}    type: int\n{renamed}", head(1000));
+            t = step("an entry added first", edit(&t, &renamed, &added), 2, 1);
+            let comment = format!("  # the first\n{}", head(1000));
+            // A comment before the first entry is not in the section's text (walked 0: looked
+            // up); one after the last is.
+            t = step("a comment first", edit(&t, &head(1000), &comment), 0, 0);
+            t = step(
+                "the first comment edited",
+                edit(&t, "# the first", "# the very first"),
+                0,
+                0,
+            );
+            t = step(
+                "a comment last",
+                edit(&t, "outputs: []", "  # the last\noutputs: []"),
+                2,
+                1,
+            );
+            t = step(
+                "the last comment edited",
+                edit(&t, "# the last", "# the very last"),
+                2,
+                1,
+            );
+            t = step(
+                "a blank line after the last entry",
+                edit(&t, "outputs: []", "\noutputs: []"),
+                1,
+                1,
+            );
+            let last = format!("{}    type: int\noutputs: []", head(1001));
+            // The entry before it walked too (its read ran to the end of the section).
+            t = step("an entry added last", edit(&t, "outputs: []", &last), 2, 1);
+            let before_last = format!(
+                "{}    type: string\n    doc: |\n      Text of input 319z,\n      on two lines.\n",
+                head(319)
+            );
+            // The comment the removed entry held goes to the entry before it.
+            step(
+                "the entry before the last removed",
+                edit(&t, &before_last, ""),
+                1,
+                1,
+            );
+            let spared = walks_only_the_change(base, &steps);
+            assert!(spared > 0, "sections built in the buffers of dropped ones");
         }
     }
 

@@ -5,6 +5,8 @@
 //!
 //! Uses `node` and `errors` (the types a memo holds); `from_tree` fills it.
 use std::any::Any;
+use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::YamlDoc;
@@ -43,6 +45,53 @@ pub struct Memo {
     /// What the layers above computed from the subtree, one value per type
     /// ([`DeferredPart::derived`]).
     pub derived: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
+    /// How a section built entry by entry lies in `text`: what the next version of the
+    /// section reuses where its text is unchanged.
+    pub(super) layout: Option<Layout>,
+}
+
+/// The named children of a section's block mapping or list, one [`Slot`] each, in order, and
+/// its keys: the build of a section whose text differs from a memoized one in a few entries
+/// takes the others from here, shifted, and walks and builds those few alone.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Layout {
+    /// A block list (else a block mapping).
+    pub list: bool,
+    /// Where the section starts in the memo's text (past its first line's indentation).
+    pub lead: usize,
+    pub slots: Vec<Slot>,
+    /// How many pairs (or items), parts and errors the slots hold in all (the errors after
+    /// those are the section's repeated keys).
+    pub end: Counts,
+    /// How many times each key (its hash) occurs in a mapping, and how many of these hashes
+    /// occur more than once: while none does, no key is repeated.
+    pub keys: HashMap<u64, u32>,
+    pub repeated: usize,
+}
+
+/// Where a slot's output starts in the section's pairs (or items), parts and errors.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Counts {
+    pub items: usize,
+    pub parts: usize,
+    pub errors: usize,
+}
+
+/// One named child of a section's block mapping or list (a pair, a list item, a comment).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Slot {
+    /// Its tree-sitter kind.
+    pub kind: u16,
+    /// Its span, relative to the section's start.
+    pub span: Range<usize>,
+    /// The text its build reads: from the start of its first line to the end of the blank
+    /// lines after it, relative to the section's start.
+    pub read: Range<usize>,
+    /// The section's pairs (or items), parts and errors before it (it adds at most one
+    /// pair or item and one part).
+    pub at: Counts,
+    /// The hash of its key, when it is a pair with a scalar key.
+    pub key: Option<u64>,
 }
 
 impl Memo {
@@ -63,6 +112,7 @@ impl Memo {
             depth,
             json: OnceLock::new(),
             derived: Default::default(),
+            layout: None,
         }
     }
 }
@@ -113,6 +163,22 @@ pub fn store(m: Memo) -> Arc<Memo> {
     let kept = kept(memo.iter().map(|e| e.text.len()), BUDGET_BYTES, CAPACITY);
     memo.truncate(kept);
     m
+}
+
+/// A section memo that storing one of `incoming` bytes would drop (among the least recently
+/// used) and that nothing else holds, taken out of the memo: the section built now reuses its
+/// buffers (its keys' strings, its lists), saving as many allocations and frees as it has
+/// entries on every keystroke in a large `inputs`.
+pub(super) fn take_spare(incoming: usize) -> Option<Memo> {
+    let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+    let sizes = std::iter::once(incoming).chain(memo.iter().map(|m| m.text.len()));
+    let dropped = kept(sizes, BUDGET_BYTES, CAPACITY).saturating_sub(1);
+    let i = (dropped..memo.len()).rev().find(|&i| {
+        memo[i].layout.is_some()
+            && Arc::strong_count(&memo[i]) == 1
+            && Arc::weak_count(&memo[i]) == 0
+    })?;
+    Arc::try_unwrap(memo.remove(i)).ok()
 }
 
 /// How many entries of a most-recent-first memo to keep, given their sizes: the two most

@@ -126,14 +126,66 @@ impl Node {
     /// A copy with every span moved by `+by` bytes and every [`Kind::Deferred`] index by
     /// `+base` (a memoized subtree's own parts, placed in a document's list at `base`).
     pub(super) fn placed(&self, by: usize, base: usize) -> Node {
-        self.map_spans(&|s: &Span| s.start + by..s.end + by, base)
+        self.map_spans(&|s: &Span| s.start + by..s.end + by, base as isize)
     }
 
     pub(super) fn shifted_back(&self, by: usize) -> Node {
         self.map_spans(&|s: &Span| s.start - by..s.end - by, 0)
     }
 
-    fn map_spans(&self, f: &dyn Fn(&Span) -> Span, base: usize) -> Node {
+    /// A copy with every span moved by `by` bytes and every [`Kind::Deferred`] index by
+    /// `base`, either way (the entries of a section after an edit, moved by the length it
+    /// added, their parts by the count it added).
+    pub(super) fn moved(&self, by: isize, base: isize) -> Node {
+        let at = |x: usize| {
+            x.checked_add_signed(by)
+                .expect("a span moved before the start")
+        };
+        let span = at(self.span.start)..at(self.span.end);
+        let kind = match &self.kind {
+            Kind::Map { .. } | Kind::Seq { .. } => {
+                return self.map_spans(&|s: &Span| at(s.start)..at(s.end), base);
+            }
+            Kind::Deferred(i) => Kind::Deferred(
+                i.checked_add_signed(base)
+                    .expect("a deferred index moved before the first"),
+            ),
+            other => other.clone(),
+        };
+        Node {
+            span,
+            kind,
+            tag: self.tag.clone(),
+        }
+    }
+
+    /// `*self = src.moved(by, base)`, reusing `self`'s string when both are scalars (a
+    /// section built from a dropped one reuses its keys' allocations).
+    pub(super) fn assign_moved(&mut self, src: &Node, by: isize, base: isize) {
+        let at = |x: usize| {
+            x.checked_add_signed(by)
+                .expect("a span moved before the start")
+        };
+        match (&mut self.kind, &src.kind) {
+            (Kind::Scalar { text, style }, Kind::Scalar { text: t, style: s }) => {
+                text.clone_from(t);
+                *style = *s;
+            }
+            (Kind::Deferred(i), Kind::Deferred(j)) => {
+                *i = j
+                    .checked_add_signed(base)
+                    .expect("a deferred index moved before the first");
+            }
+            _ => {
+                *self = src.moved(by, base);
+                return;
+            }
+        }
+        self.span = at(src.span.start)..at(src.span.end);
+        self.tag.clone_from(&src.tag);
+    }
+
+    fn map_spans(&self, f: &dyn Fn(&Span) -> Span, base: isize) -> Node {
         let kind = match &self.kind {
             Kind::Map { pairs, flow } => Kind::Map {
                 pairs: pairs
@@ -149,7 +201,10 @@ impl Node {
                 items: items.iter().map(|n| n.map_spans(f, base)).collect(),
                 flow: *flow,
             },
-            Kind::Deferred(i) => Kind::Deferred(i + base),
+            Kind::Deferred(i) => Kind::Deferred(
+                i.checked_add_signed(base)
+                    .expect("a deferred index moved before the first"),
+            ),
             other => other.clone(),
         };
         Node {

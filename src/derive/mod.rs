@@ -212,14 +212,7 @@ pub fn derive_tool_parted(
             path: Vec::new(),
             blocking: true,
         });
-        return (
-            Derivation {
-                tool: None,
-                problems,
-                ..Derivation::default()
-            },
-            ToolSchemas::default(),
-        );
+        return refused(problems);
     };
     if types::nesting_exceeds(input.process, types::MAX_VALUE_NESTING) {
         problems.push(Problem {
@@ -231,14 +224,7 @@ pub fn derive_tool_parted(
             path: Vec::new(),
             blocking: true,
         });
-        return (
-            Derivation {
-                tool: None,
-                problems,
-                ..Derivation::default()
-            },
-            ToolSchemas::default(),
-        );
+        return refused(problems);
     }
     let strict = opts.profile == Profile::Cwl2mcp;
     let hint = input.hint.map(|h| (h, &h.path));
@@ -459,14 +445,7 @@ pub fn derive_tool_parted(
                 path,
                 blocking: true,
             });
-            return (
-                Derivation {
-                    tool: None,
-                    problems,
-                    ..Derivation::default()
-                },
-                ToolSchemas::default(),
-            );
+            return refused(problems);
         }
     };
     let schemas = ToolSchemas {
@@ -543,6 +522,16 @@ pub fn derive_tool_parted(
         },
         schemas,
     )
+}
+
+/// No Tool: a derivation refused with `problems`.
+fn refused(problems: Vec<Problem>) -> (Derivation, ToolSchemas) {
+    let derivation = Derivation {
+        tool: None,
+        problems,
+        ..Derivation::default()
+    };
+    (derivation, ToolSchemas::default())
 }
 
 /// [`validate_tool`] of the header Tool `tool` (no schema fields) with `schemas`, part by

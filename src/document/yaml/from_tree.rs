@@ -471,6 +471,17 @@ impl<'t> TreeBuilder<'t> {
             _ => return None,
         };
         drop(by_text);
+        // What is moved lies in the common suffix, so it stays inside the section; were the
+        // lowest of it to move before the section, the whole walk decides (no panic).
+        let lowest = slots[n - tail..]
+            .first()
+            .map(|sl| sl.read.start.min(sl.span.start))
+            .into_iter()
+            .chain(old.view.deferred[suf.parts..].first().map(|p| p.span.start))
+            .min();
+        if lowest.is_some_and(|x| x.checked_add_signed(d).is_none()) {
+            return None;
+        }
         recent.clear();
         let mut spare = Spare::of(memo::take_spare(key.len()));
         let mid = middle.counts(sub.errors.len());
@@ -529,10 +540,7 @@ impl<'t> TreeBuilder<'t> {
             }
         };
         let node = Node::new(c.start_byte() - start..c.end_byte() - start, kind);
-        let moved = |x: usize| {
-            x.checked_add_signed(d)
-                .expect("an entry after the edit moved before the section")
-        };
+        let moved = |x: usize| x.wrapping_add_signed(d);
         let mut parts = std::mem::take(&mut spare.parts);
         parts.clear();
         parts.reserve(end.parts);

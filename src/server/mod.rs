@@ -9,6 +9,7 @@ mod index;
 mod scheduler;
 mod session;
 pub mod state;
+mod stdio;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -75,10 +76,33 @@ fn mark_input_done() {
 
 /// Serves LSP over stdin/stdout until `exit` (or the end of stdin); returns the process exit
 /// code (`End::code`). Returns within [`GRACE`] of reading `exit`, whether or not `serve` has.
+///
+/// The protocol, the diagnostics worker and the analysis of small documents share one thread
+/// (a current-thread runtime, with the analysis stack size); larger analyses and the index go
+/// to tokio's blocking pool; stdin and stdout have a thread each ([`stdio`]). A keystroke in
+/// a small document thus crosses two thread hand-overs (input, output) instead of about
+/// seven (docs/decisions.md, "One thread for the protocol").
 pub fn run_stdio() -> i32 {
     limit_malloc_arenas();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let protocol = std::thread::Builder::new()
+        .name("protocol".into())
+        .stack_size(crate::base::ANALYSIS_STACK_BYTES)
+        .spawn(serve_stdio);
+    match protocol.map(std::thread::JoinHandle::join) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => {
+            eprintln!("cwl-mcp-lsp: the protocol thread panicked");
+            1
+        }
+        Err(e) => {
+            eprintln!("cwl-mcp-lsp: cannot start the protocol thread: {e}");
+            2
+        }
+    }
+}
+
+fn serve_stdio() -> i32 {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .thread_stack_size(crate::base::ANALYSIS_STACK_BYTES)
         .enable_all()
         .build()
@@ -89,17 +113,34 @@ pub fn run_stdio() -> i32 {
             return 2;
         }
     };
-    let end = runtime.block_on(async {
-        let (end_tx, mut end_rx) = watch::channel(None::<End>);
-        // tower-lsp-server stops reading at the first frame whose body is not JSON (its framed
-        // reader ends after a decoding error), so such frames are dropped before it sees them.
-        // The filter also notes `shutdown` and `exit`: the end of the session is decided here,
-        // when `exit` is read, not when `serve` returns.
-        let (mut sanitized, server_input) = tokio::io::duplex(1 << 16);
-        let filter_end = end_tx.clone();
-        tokio::spawn(async move {
+    let (stdout, writer) = match stdio::raw_stdout().and_then(stdio::spawn_writer) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("cwl-mcp-lsp: cannot start the output thread: {e}");
+            return 2;
+        }
+    };
+    let (end_tx, mut end_rx) = watch::channel(None::<End>);
+    // tower-lsp-server stops reading at the first frame whose body is not JSON (its framed
+    // reader ends after a decoding error), so such frames are dropped before it sees them.
+    // The filter also notes `shutdown` and `exit`: the end of the session is decided here,
+    // when `exit` is read, not when `serve` returns. It runs on the input thread, blocking on
+    // stdin; the duplex wakes the protocol thread.
+    let (mut sanitized, server_input) = tokio::io::duplex(1 << 16);
+    let filter_end = end_tx.clone();
+    let reader = stdio::spawn_reader(move |stdin| {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().build() else {
+            filter_end.send_modify(|end| {
+                end.get_or_insert(End::Eof {
+                    after_shutdown: false,
+                });
+            });
+            mark_input_done();
+            return;
+        };
+        rt.block_on(async move {
             let mut after_shutdown = false;
-            sanitize_with(tokio::io::stdin(), &mut sanitized, |method| match method {
+            sanitize_with(stdin, &mut sanitized, |method| match method {
                 Some("shutdown") => after_shutdown = true,
                 Some("exit") => {
                     filter_end.send_modify(|end| {
@@ -117,9 +158,14 @@ pub fn run_stdio() -> i32 {
             mark_input_done();
             drop(sanitized);
         });
+    });
+    if let Err(e) = reader {
+        eprintln!("cwl-mcp-lsp: cannot start the input thread: {e}");
+        return 2;
+    }
+    let end = runtime.block_on(async {
         let (service, socket) = tower_lsp_server::LspService::new(Backend::new);
-        let serve =
-            tower_lsp_server::Server::new(server_input, tokio::io::stdout(), socket).serve(service);
+        let serve = tower_lsp_server::Server::new(server_input, stdout, socket).serve(service);
         // `serve` joins every handler still running, and after `exit` it reads nothing: a
         // handler waiting for the client's answer would keep it (and the process) alive for
         // ever. `input_done` releases the known waits; the deadline covers any other.
@@ -136,9 +182,11 @@ pub fn run_stdio() -> i32 {
         }
         *end_tx.borrow()
     });
-    // The filter's pending read on stdin may never return (clients often keep stdin open after
-    // `exit`); do not wait for it, nor for anything else still running.
+    // Nothing still running is waited for (a pending blocking analysis, the input thread's
+    // read on a stdin clients often keep open after `exit`) but the output already queued,
+    // within the same grace.
     runtime.shutdown_background();
+    writer.finish(GRACE);
     // `serve` returning on its own with no end recorded (it cannot happen today) is a failure.
     end.map_or(1, End::code)
 }

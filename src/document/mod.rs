@@ -6,5 +6,5 @@ pub mod position;
 pub mod text;
 pub mod yaml;
 
-pub use position::{Encoding, LineIndex, Position};
+pub use position::{Encoding, LineIndex, OutOfRange, Position};
 pub use text::{Change, Document, Snapshot};

@@ -400,7 +400,6 @@ impl LanguageServer for Backend {
                     uri.as_str()
                 )),
                 Some(doc) => doc
-                    .document
                     .apply_changes(&changes, params.text_document.version, encoding)
                     .err()
                     .map(|e| format!("change ignored for {}: {e}", uri.as_str())),

@@ -25,6 +25,14 @@ pub struct Line<'t> {
     pub value: &'t str,
     /// Empty, whitespace-only or comment-only line.
     pub blank: bool,
+    /// In a text's [`lines`], the index of the next non-blank line that is not deeper than
+    /// this one ([`Line::indent`] at most this line's), or the number of lines: the lines in
+    /// between are inside this line's block, so a walk over a mapping's keys or to its end
+    /// jumps over them. 0 when unknown (a line parsed alone; walks then step line by line).
+    pub next_not_deeper: usize,
+    /// The same backwards: the previous non-blank line not deeper than this one (`None`
+    /// when every line before is deeper, or when unknown).
+    pub prev_not_deeper: Option<usize>,
 }
 
 impl<'t> Line<'t> {
@@ -57,7 +65,15 @@ impl<'t> Line<'t> {
             key,
             value,
             blank,
+            next_not_deeper: 0,
+            prev_not_deeper: None,
         }
+    }
+
+    /// The line's indentation as the block structure reads it: the column of its (last) `- `
+    /// indicator when it starts a list item, else of its content.
+    pub fn indent(&self) -> usize {
+        self.item_dash().unwrap_or(self.content_col)
     }
 
     /// The line's item indicator column, when the line starts a list item.
@@ -141,7 +157,57 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
     if text.is_empty() || text.ends_with('\n') {
         out.push(Line::parse(text.len(), ""));
     }
+    // The next line not deeper than each line: a stack, from the end, of the non-blank lines
+    // whose indentation only grows towards the top (the nearest smaller-or-equal on top).
+    let mut stack: Vec<usize> = Vec::new();
+    for i in (0..out.len()).rev() {
+        if out[i].blank {
+            out[i].next_not_deeper = i + 1;
+            continue;
+        }
+        let indent = out[i].indent();
+        while stack.last().is_some_and(|&j| out[j].indent() > indent) {
+            stack.pop();
+        }
+        out[i].next_not_deeper = stack.last().copied().unwrap_or(out.len());
+        stack.push(i);
+    }
+    stack.clear();
+    for i in 0..out.len() {
+        if out[i].blank {
+            continue;
+        }
+        let indent = out[i].indent();
+        while stack.last().is_some_and(|&j| out[j].indent() > indent) {
+            stack.pop();
+        }
+        out[i].prev_not_deeper = stack.last().copied();
+        stack.push(i);
+    }
     out
+}
+
+/// The line after `i` that a walk over the mapping at column `col` must look at: past the
+/// block of a line at least as deep as `col` (every line in it has its content right of
+/// `col`), else the next line.
+fn step(lines: &[Line<'_>], i: usize, col: usize) -> usize {
+    let l = &lines[i];
+    if !l.blank && l.indent() >= col && l.next_not_deeper > i {
+        l.next_not_deeper
+    } else {
+        i + 1
+    }
+}
+
+/// [`step`] backwards: the line before `i` a walk up at column `col` must look at (`None`:
+/// no line before is worth looking at).
+fn step_back(lines: &[Line<'_>], i: usize, col: usize) -> Option<usize> {
+    let l = &lines[i];
+    if !l.blank && l.indent() >= col && l.next_not_deeper > i {
+        l.prev_not_deeper
+    } else {
+        i.checked_sub(1)
+    }
 }
 
 type Lines<'t> = Vec<Line<'t>>;
@@ -219,7 +285,8 @@ impl Mapping {
     /// The keys written in this mapping (at its column), with their line indexes.
     pub fn keys<'t>(&self, lines: &[Line<'t>]) -> Vec<(&'t str, usize)> {
         let mut out = Vec::new();
-        for i in self.lines.clone() {
+        let mut i = self.lines.start;
+        while i < self.lines.end.min(lines.len()) {
             let line = &lines[i];
             if !line.blank
                 && line.content_col == self.col
@@ -227,6 +294,7 @@ impl Mapping {
             {
                 out.push((k, i));
             }
+            i = step(lines, i, self.col);
         }
         out
     }
@@ -259,9 +327,9 @@ fn first_line_of(lines: &[Line<'_>], line: usize, col: usize, starts_item: bool)
         return line;
     }
     let mut first = line;
-    let mut i = line;
-    while i > 0 {
-        i -= 1;
+    let mut at = line;
+    while let Some(i) = step_back(lines, at, col) {
+        at = i;
         let l = &lines[i];
         if l.blank {
             continue;
@@ -280,23 +348,20 @@ fn first_line_of(lines: &[Line<'_>], line: usize, col: usize, starts_item: bool)
     first
 }
 
+/// The mapping's last content line: the last non-blank line before the first line after the
+/// cursor that is less indented than `col` (a key left of it, or an item indicator left of
+/// it or at it), jumping over the blocks of deeper lines.
 fn last_line_of(lines: &[Line<'_>], first: usize, cursor: usize, col: usize) -> usize {
-    let mut last = cursor.max(first);
-    for (i, l) in lines.iter().enumerate().skip(last + 1) {
-        if l.blank {
-            continue;
-        }
-        if l.content_col < col || (l.content_col == col && l.item_dash().is_some()) {
-            break;
-        }
-        if let Some(d) = l.item_dash()
-            && d < col
-        {
-            break;
-        }
-        last = i;
+    let from = cursor.max(first);
+    let mut i = from + 1;
+    while i < lines.len() && (lines[i].blank || lines[i].indent() >= col) {
+        i = step(lines, i, col);
     }
-    last
+    let end = i.min(lines.len());
+    (from + 1..end)
+        .rev()
+        .find(|&j| !lines[j].blank)
+        .unwrap_or(from)
 }
 
 /// Pushes, innermost first, the segments leading to the mapping whose first line is `first`.
@@ -340,9 +405,9 @@ fn parents(lines: &[Line<'_>], first: usize, col: usize, out: &mut Vec<Seg>, dep
         return;
     }
     // A plain mapping: owned by the nearest less-indented key line above.
-    let mut i = first;
-    while i > 0 {
-        i -= 1;
+    let mut at = first;
+    while let Some(i) = step_back(lines, at, col) {
+        at = i;
         let p = &lines[i];
         if p.blank || p.content_col >= col {
             continue;
@@ -443,5 +508,86 @@ mod tests {
         let m = mapping_at(&ls, 5, 4, false);
         assert_eq!(keys(&m.path), vec!["requirements", "mcp:Tool"]);
         assert_eq!(line_of(&ls, text.find("nam").unwrap()), 2);
+    }
+    /// Every `.cwl` file of the project (examples, test fixtures) and a few hand-made shapes.
+    fn texts() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut out: Vec<String> = [
+            "a:\n  b:\n    c: 1\n\n  # note\n  d:\n  - x: 1\n    y: 2\n  - - z\n    - w: 3\ne: 4\n",
+            "- a: 1\n  b:\n    - c: 2\n      d: 3\n\n- e: 4\n",
+            "k:\n- 1\n- m: 2\n  n: 3\nl: |\n  text\n\n  more\nz:\n",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut dirs = vec![root.join("examples"), root.join("tests")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "cwl")
+                    && let Ok(text) = std::fs::read_to_string(&path)
+                {
+                    out.push(text);
+                }
+            }
+        }
+        assert!(out.len() > 20, "the project's .cwl files were not found");
+        // Random shapes (a fixed LCG): any indentation from 0 to 5, items, nested items,
+        // keys with and without values, scalars, blank and comment lines.
+        let mut seed: u64 = 14;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..400 {
+            let mut text = String::new();
+            for _ in 0..14 {
+                let indent = " ".repeat(next(6) as usize);
+                let line = match next(8) {
+                    0 => String::new(),
+                    1 => format!("{indent}# c"),
+                    2 => format!("{indent}- k{}: v", next(3)),
+                    3 => format!("{indent}- - x"),
+                    4 => format!("{indent}-"),
+                    5 => format!("{indent}k{}:", next(3)),
+                    6 => format!("{indent}k{}: v", next(3)),
+                    _ => format!("{indent}text"),
+                };
+                text.push_str(&line);
+                text.push('\n');
+            }
+            out.push(text);
+        }
+        out
+    }
+
+    #[test]
+    fn walks_that_jump_over_deeper_blocks_find_what_line_by_line_walks_find() {
+        for text in texts() {
+            let linked = lines(&text);
+            // The same lines without their jumps: every walk then steps line by line.
+            let plain: Vec<Line<'_>> = linked
+                .iter()
+                .map(|l| Line {
+                    next_not_deeper: 0,
+                    prev_not_deeper: None,
+                    ..l.clone()
+                })
+                .collect();
+            for li in 0..linked.len() {
+                for col in 0..=linked[li].content_col + 2 {
+                    for starts_item in [false, true] {
+                        let a = mapping_at(&linked, li, col, starts_item);
+                        let b = mapping_at(&plain, li, col, starts_item);
+                        assert_eq!(a, b, "line {li}, column {col} of:\n{text}");
+                        assert_eq!(a.keys(&linked), b.keys(&plain), "line {li} of:\n{text}");
+                    }
+                }
+            }
+        }
     }
 }

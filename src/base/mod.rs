@@ -18,3 +18,15 @@ pub use settings::{Profile, ProtocolVersion, Settings};
 /// CLI runs on the 8 MiB main thread). Deeply nested YAML is bounded by depth, not by stack:
 /// 512 levels of flow nesting need more than the 2 MiB default in unoptimised builds.
 pub const ANALYSIS_STACK_BYTES: usize = 16 << 20;
+
+/// A value computed once and kept beside what it was computed from, whatever its type.
+pub type Held = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
+/// The value of type `T` among `held`. Types are compared before anything is cloned: cloning
+/// each value to try its downcast cost two atomic operations per value tried, per input and
+/// per keystroke in a large `inputs` (bench/notes.md, issue 14).
+pub fn held_of<T: std::any::Any + Send + Sync>(held: &[Held]) -> Option<std::sync::Arc<T>> {
+    held.iter()
+        .find(|v| v.is::<T>())
+        .and_then(|v| v.clone().downcast::<T>().ok())
+}

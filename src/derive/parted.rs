@@ -30,7 +30,7 @@ impl Part {
     /// The value of type `T` computed from this part, computed by `f` on first read.
     pub fn note<T: Any + Send + Sync>(&self, f: impl FnOnce(&Value) -> T) -> Arc<T> {
         let mut notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(found) = notes.iter().find_map(|n| n.clone().downcast::<T>().ok()) {
+        if let Some(found) = crate::base::held_of::<T>(&notes) {
             return found;
         }
         let made = Arc::new(f(&self.value));

@@ -31,8 +31,7 @@ const KEPT: usize = 2;
 impl Memo {
     fn rendered(&self) -> Option<Arc<Rendered>> {
         let held = self.derived.lock().unwrap_or_else(|p| p.into_inner());
-        held.iter()
-            .find_map(|v| v.clone().downcast::<Rendered>().ok())
+        crate::base::held_of::<Rendered>(&held)
     }
 }
 

@@ -237,9 +237,7 @@ impl DeferredPart {
         &self,
         f: impl FnOnce(&super::YamlDoc, &Node) -> T,
     ) -> Arc<T> {
-        let find = |held: &[Arc<dyn Any + Send + Sync>]| {
-            held.iter().find_map(|v| v.clone().downcast::<T>().ok())
-        };
+        let find = crate::base::held_of::<T>;
         if let Some(found) = find(&self.memo.derived.lock().unwrap_or_else(|p| p.into_inner())) {
             return found;
         }

@@ -156,12 +156,12 @@ impl Document {
             }
         }
         // The text being edited; `None` while it is still `self.text`.
-        let mut edited: Option<String> = None;
+        let mut edited: Option<Arc<str>> = None;
         let base = self.text.clone();
         for (change, staged) in changes.iter().zip(staged) {
             match staged {
                 None => {
-                    let text = change.text.clone();
+                    let text: Arc<str> = Arc::from(change.text.as_str());
                     self.rope = Rope::from_str(&text);
                     self.tree = parse_full(&text);
                     self.lone_cr = has_lone_cr(&text);
@@ -175,7 +175,7 @@ impl Document {
             }
         }
         if let Some(text) = edited {
-            self.text = Arc::from(text);
+            self.text = text;
         }
         self.version = version;
         self.reparse();
@@ -184,15 +184,11 @@ impl Document {
 
     /// The text with bytes `start..end` of `text` replaced by `new_text` (built in one pass);
     /// records the edit in the rope and the tree.
-    fn edit_bytes(&mut self, text: &str, start: usize, end: usize, new_text: &str) -> String {
+    fn edit_bytes(&mut self, text: &str, start: usize, end: usize, new_text: &str) -> Arc<str> {
         let index = LineIndex::new(self.rope.clone());
         let start_position = index.ts_point(start, self.lone_cr, text);
         let old_end_position = index.ts_point(end, self.lone_cr, text);
-        let mut next = String::with_capacity(text.len() - (end - start) + new_text.len());
-        next.push_str(&text[..start]);
-        next.push_str(new_text);
-        next.push_str(&text[end..]);
-        let text = next;
+        let text = concat(&[&text[..start], new_text, &text[end..]]);
         let (ca, cb) = (self.rope.byte_to_char(start), self.rope.byte_to_char(end));
         self.rope.remove(ca..cb);
         self.rope.insert(ca, new_text);
@@ -262,9 +258,42 @@ impl Document {
     }
 }
 
+/// `parts` one after the other, as the shared text of a version: copied once, straight into
+/// the `Arc` (a `String` made first and then turned into an `Arc<str>` copied the whole
+/// document twice per keystroke: 2 × 2.3 MB at 50,000 lines).
+fn concat(parts: &[&str]) -> Arc<str> {
+    let len = parts.iter().map(|p| p.len()).sum();
+    let mut bytes: Arc<[std::mem::MaybeUninit<u8>]> = Arc::new_uninit_slice(len);
+    let out = Arc::get_mut(&mut bytes).expect("a new Arc has no other owner");
+    let mut at = 0;
+    for part in parts {
+        for (slot, byte) in out[at..at + part.len()].iter_mut().zip(part.as_bytes()) {
+            slot.write(*byte);
+        }
+        at += part.len();
+    }
+    // SAFETY: the `len` bytes were all written just above.
+    let bytes: Arc<[u8]> = unsafe { bytes.assume_init() };
+    // SAFETY: the bytes are `&str`s one after the other, so UTF-8; `str` and `[u8]` have the
+    // same layout, and the pointer comes from `Arc::into_raw` of the same allocation.
+    unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn concat_puts_the_parts_one_after_the_other() {
+        assert_eq!(&*concat(&[]), "");
+        assert_eq!(&*concat(&["", "", ""]), "");
+        assert_eq!(&*concat(&["ab", "", "é€𝄞", "\r\n"]), "abé€𝄞\r\n");
+        let big = "x".repeat(100_000);
+        let joined = concat(&[&big[..3], "yz", &big[3..]]);
+        assert_eq!(joined.len(), 100_002);
+        assert_eq!(&joined[..6], "xxxyzx");
+        assert!(joined[5..].bytes().all(|b| b == b'x'));
+    }
 
     /// Every node's kind and byte range, for comparing trees.
     fn shape(tree: &Tree) -> Vec<(String, std::ops::Range<usize>)> {

@@ -133,6 +133,20 @@ impl Document {
         version: i32,
         encoding: Encoding,
     ) -> Result<(), OutOfRange> {
+        self.apply_changes_then(changes, version, encoding, || {})
+    }
+
+    /// [`Document::apply_changes`], calling `before_fresh_parse` when the text must be parsed
+    /// from scratch (the incremental tree has errors, see [`Document::reparse`]): the caller
+    /// can release what holds the previous tree first, so that the fresh parse reuses its
+    /// memory instead of adding a second tree to the peak.
+    pub fn apply_changes_then(
+        &mut self,
+        changes: &[Change],
+        version: i32,
+        encoding: Encoding,
+        before_fresh_parse: impl FnOnce(),
+    ) -> Result<(), OutOfRange> {
         // Validate every change against the text it applies to before mutating anything.
         // Only the rope is needed for that (its clone is cheap and copy-on-write); copying the
         // contiguous text here cost a full copy of the document per notification.
@@ -178,7 +192,7 @@ impl Document {
             self.text = text;
         }
         self.version = version;
-        self.reparse();
+        self.reparse_then(before_fresh_parse);
         Ok(())
     }
 
@@ -214,6 +228,10 @@ impl Document {
 
     /// Brings the tree up to date with the text, reusing the edited old tree.
     pub fn reparse(&mut self) {
+        self.reparse_then(|| {});
+    }
+
+    fn reparse_then(&mut self, before_fresh_parse: impl FnOnce()) {
         let mut parser = grammar::parser();
         let tree = parser
             .parse(self.text.as_bytes(), Some(&self.tree))
@@ -239,6 +257,7 @@ impl Document {
             self.tree = parser
                 .parse("", None)
                 .expect("parsing without a timeout returns a tree");
+            before_fresh_parse();
             self.tree = parser
                 .parse(self.text.as_bytes(), None)
                 .expect("parsing without a timeout returns a tree");

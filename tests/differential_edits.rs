@@ -128,7 +128,35 @@ fn base_texts() -> Vec<(String, String)> {
     ));
     out.push(("empty".into(), String::new()));
     out.push(("a long tool (tree reuse)".into(), long_tool(120)));
+    out.push(("a long tool, small blocks around".into(), mixed_tool()));
     out
+}
+
+/// A tool whose `inputs` is one large block (kept as parsed when a small block breaks, see
+/// `document::settle`) among small top-level blocks as large in all as it, so that about half
+/// of the random edits break a small block beside the large one.
+fn mixed_tool() -> String {
+    let tool = long_tool(70);
+    let (head, rest) = tool.split_at(tool.find("inputs:").unwrap());
+    let mut t = head.to_string();
+    for i in 0..12 {
+        t.push_str(&format!(
+            "s:block_{i}:\n  - name: entry {i} é\n    items: [a, b, {{c: d}}]\n    text: |\n      \
+             Some prose {i}.\n  - plain: value {i}\n"
+        ));
+        if i == 5 {
+            t.push_str("arguments:\n- prefix: --x\n  valueFrom: $(runtime.cores)\n");
+        }
+    }
+    let (inputs, tail) = rest.split_at(rest.find("outputs:").unwrap());
+    t.push_str(inputs);
+    for i in 0..12 {
+        t.push_str(&format!(
+            "requirement_{i}: {{class: Req{i}, value: \"日本 {i}\"}}\n"
+        ));
+    }
+    t.push_str(tail);
+    t
 }
 
 /// A tool with many inputs, long enough that tree-sitter reuses subtrees on reparse (on small
@@ -633,4 +661,165 @@ fn the_model_agrees_with_hand_computed_positions() {
         Position::new(3, 0)
     );
     assert!(!is_position_offset(text, text.find('\n').unwrap()));
+}
+
+/// Byte ranges of the lines of `text` outside its `inputs` block (found here by its key and
+/// the next line that starts at column 0 with a letter, independently of `document::settle`).
+fn outside_inputs(text: &str) -> Vec<std::ops::Range<usize>> {
+    let start = text.find("\ninputs:").map_or(0, |i| i + 1);
+    let end = text[start + 1..]
+        .match_indices('\n')
+        .map(|(i, _)| start + 1 + i + 1)
+        .find(|&i| text.as_bytes().get(i).is_some_and(u8::is_ascii_alphabetic))
+        .unwrap_or(text.len());
+    vec![0..start, end..text.len()]
+}
+
+/// Breaks a small top-level block beside the large `inputs` (the tree `document::settle`
+/// defines), sometimes types in `inputs` or in another small block while it is broken, then
+/// restores it; after every step the tree and the diagnostics equal a fresh snapshot's.
+fn run_breaks_beside(name: &str, text: &str, seed: u64, steps: usize) -> usize {
+    let mut rng = Rng::new(seed);
+    let mut s = Stepper {
+        doc: Document::new(text.to_string(), 1),
+        expected: text.to_string(),
+        previous: text.to_string(),
+        version: 1,
+        seed,
+        name: name.to_string(),
+        settings: Settings::default(),
+        context: DocumentContext::from_uri("file:///work/diff/tool.cwl"),
+        max_len: usize::MAX,
+    };
+    let mut broken_steps = 0;
+    let mut step = 1;
+    while step <= steps {
+        let enc = if rng.chance(20) {
+            Encoding::Utf8
+        } else {
+            Encoding::Utf16
+        };
+        let before = s.expected.clone();
+        let regions = outside_inputs(&before);
+        let region = regions[rng.below(2)].clone();
+        if region.is_empty() {
+            continue;
+        }
+        let mut off = region.start + rng.below(region.len());
+        while !is_position_offset(&before, off) {
+            off += 1;
+        }
+        let frag = rng.pick(BREAKERS);
+        let p = model_position(&before, off, enc);
+        let mut broken = before.clone();
+        broken.insert_str(off, frag);
+        s.apply(
+            step,
+            vec![Change {
+                range: Some((p, p)),
+                text: frag.to_string(),
+            }],
+            enc,
+            broken.clone(),
+        );
+        if s.doc.tree().root_node().has_error() {
+            broken_steps += 1;
+        }
+        step += 1;
+        // While broken: a character typed in an input's `doc` and taken back, or in the
+        // other region.
+        let mut current = broken.clone();
+        for _ in 0..rng.below(3) {
+            let at = if rng.chance(60) {
+                current
+                    .match_indices("Line two.")
+                    .nth(rng.below(60))
+                    .map(|(i, _)| i + 4)
+            } else {
+                let r = outside_inputs(&current)[rng.below(2)].clone();
+                (!r.is_empty()).then(|| {
+                    let mut o = r.start + rng.below(r.len());
+                    while !is_position_offset(&current, o) {
+                        o += 1;
+                    }
+                    o
+                })
+            };
+            let Some(at) = at else { continue };
+            let p = model_position(&current, at, enc);
+            let mut t = current.clone();
+            t.insert(at, 'x');
+            s.apply(
+                step,
+                vec![Change {
+                    range: Some((p, p)),
+                    text: "x".into(),
+                }],
+                enc,
+                t.clone(),
+            );
+            if s.doc.tree().root_node().has_error() {
+                broken_steps += 1;
+            }
+            step += 1;
+            let end = model_position(&t, at + 1, enc);
+            s.apply(
+                step,
+                vec![Change {
+                    range: Some((p, end)),
+                    text: String::new(),
+                }],
+                enc,
+                current.clone(),
+            );
+            step += 1;
+            current = s.expected.clone();
+        }
+        if is_position_offset(&broken, off) && is_position_offset(&broken, off + frag.len()) {
+            let p = model_position(&broken, off, enc);
+            let end = model_position(&broken, off + frag.len(), enc);
+            s.apply(
+                step,
+                vec![Change {
+                    range: Some((p, end)),
+                    text: String::new(),
+                }],
+                enc,
+                before.clone(),
+            );
+            step += 1;
+        } else {
+            // Start again from the valid text (a whole-text change).
+            s.apply(
+                step,
+                vec![Change {
+                    range: None,
+                    text: text.to_string(),
+                }],
+                enc,
+                text.to_string(),
+            );
+            step += 1;
+        }
+    }
+    broken_steps
+}
+
+#[test]
+fn a_break_beside_a_large_block_gives_the_tree_of_its_text() {
+    let steps = (steps() / 4).max(200);
+    let seed = seed();
+    let text = mixed_tool();
+    assert!(
+        outside_inputs(&text)[1].start - outside_inputs(&text)[0].end > 8 * 1024,
+        "inputs is a large block"
+    );
+    let broken = run_breaks_beside("mixed tool", &text, seed, steps);
+    let crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
+    let broken_crlf = run_breaks_beside("mixed tool, CRLF", &crlf, seed ^ 0x5eed, steps / 2);
+    // Many steps are made while the YAML is broken beside `inputs`.
+    assert!(
+        broken + broken_crlf > steps / 10,
+        "{broken} + {broken_crlf} broken steps"
+    );
 }

@@ -3,6 +3,7 @@ pub mod grammar;
 pub mod libyaml;
 pub mod outline;
 pub mod position;
+mod settle;
 pub mod text;
 pub mod yaml;
 

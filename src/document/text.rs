@@ -6,6 +6,7 @@ use tree_sitter::{InputEdit, Tree};
 
 use super::grammar;
 use super::position::{Encoding, LineIndex, OutOfRange, Position, has_lone_cr};
+use super::settle::{is_broken, settle};
 
 /// One change of `textDocument/didChange`: a range (or the whole text) and its replacement.
 #[derive(Clone, Debug)]
@@ -43,10 +44,19 @@ impl Snapshot {
     }
 }
 
+/// The tree of `text`, as every path must have it (SPEC §9): the fresh parse, or for a broken
+/// text with a large block the tree [`settle`] defines.
 fn parse_full(text: &str) -> Tree {
-    grammar::parser()
+    let mut parser = grammar::parser();
+    let tree = parser
         .parse(text, None)
-        .expect("parsing without a timeout or cancellation flag returns a tree")
+        .expect("parsing without a timeout or cancellation flag returns a tree");
+    if is_broken(&tree, text.as_bytes())
+        && let Some(settled) = settle(text, &tree, &mut parser)
+    {
+        return settled;
+    }
+    tree
 }
 
 /// Texts at least this large have their parses kept by [`keeping_parses`].
@@ -238,18 +248,15 @@ impl Document {
             .expect("parsing without a timeout returns a tree");
         // tree-sitter's error recovery can take another path when it reuses an old tree than
         // on a fresh parse of the same text (found by tests/differential_edits.rs, reproduced
-        // with plain tree-sitter in tests/robust_incremental.rs). A tree with errors is
-        // therefore rebuilt from scratch, so that the tree depends on the text only. Broken
-        // documents already cost a full libyaml pass per change (`YamlDoc::build`).
-        // It can also return a tree without errors that stops before the end of the text
-        // (seed 777, step 22031 of the same test): text left uncovered means the same.
-        let root = tree.root_node();
-        let uncovered = self
-            .text
-            .as_bytes()
-            .get(root.end_byte()..)
-            .is_some_and(|rest| rest.iter().any(|b| !b.is_ascii_whitespace()));
-        if root.has_error() || uncovered {
+        // with plain tree-sitter in tests/robust_incremental.rs), and it can return a tree
+        // without errors that stops before the end of the text (seed 777, step 22031 of the
+        // same test). Such a tree is replaced by the tree the text defines (`parse_full`):
+        // settled around the kept blocks where `settle` can, else the fresh parse.
+        if is_broken(&tree, self.text.as_bytes()) {
+            if let Some(settled) = settle(&self.text, &tree, &mut parser) {
+                self.tree = settled;
+                return;
+            }
             // Neither the old tree nor the incremental one is needed now: free them first,
             // so that the fresh parse reuses their memory (with both alive it peaked at one
             // tree more, about 40 MB at 50,000 lines). The placeholder is an empty parse.

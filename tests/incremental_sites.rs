@@ -1,7 +1,9 @@
 //! The scoped paths give exactly what a full recomputation gives, at every edit site of the
 //! benchmark (`bench/run.py`): the annotation value (`true` ↔ `trux`), `useWhen` prose, an
 //! input's `doc` and `default`, a word typed letter by letter in that `doc` (every text new),
-//! a character typed in an input's name, `baseCommand`, `]` of `baseCommand` deleted then
+//! a character typed in an input's name, `baseCommand` (a character, and a word typed letter by
+//! letter), a symbol of a `SchemaDefRequirement` type an input uses, a `$namespaces` URI,
+//! `]` of `baseCommand` deleted then
 //! restored (YAML broken, then valid), and a line break typed near the top (every later row
 //! moves); with the hint near the top and at the end, under both profiles.
 //!
@@ -27,10 +29,12 @@ fn tool(inputs: usize, hint_at_top: bool) -> String {
     let mut t = String::from(
         "#!/usr/bin/env cwl-runner\ncwlVersion: v1.2\nclass: CommandLineTool\nid: bigtool_align\n\
          label: BigTool read aligner\ndoc: |\n  Minimum reads variant region.\n  Reference reads.\n\
-         $namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\n  edam: http://edamontology.org/\n\
+         $namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\n  edam: http://edamontology.org/\n  ex: http://example.org/run\n\
          baseCommand: [bigtool, align]\narguments:\n  - prefix: --threads\n    valueFrom: $(runtime.cores)\n",
     );
     let hints = "requirements:\n  InlineJavascriptRequirement: {}\n  NetworkAccess:\n    networkAccess: false\n\
+         \x20 SchemaDefRequirement:\n    types:\n      - name: RunMode\n        type: enum\n\
+         \x20       symbols: [quick, thorough, \"ex:_fast\"]\n\
          hints:\n  DockerRequirement:\n    dockerPull: quay.io/biocontainers/bigtool:1.2.3\n  mcp:Tool:\n\
          \x20   name: bigtool_align\n    title: Align sequencing reads with BigTool\n\
          \x20   description: Align short reads against a reference genome.\n    useWhen: |\n\
@@ -41,7 +45,7 @@ fn tool(inputs: usize, hint_at_top: bool) -> String {
     if hint_at_top {
         t.push_str(hints);
     }
-    t.push_str("inputs:\n");
+    t.push_str("inputs:\n  run_mode:\n    type: \"#RunMode\"\n    doc: How thoroughly to align.\n");
     for i in 0..inputs {
         let name = format!("reads_sample_{i:05}");
         match i % 4 {
@@ -126,6 +130,8 @@ fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
     let doc = input + text[input..].find("Minimum mapping").unwrap() + "Minimum".len();
     let default = input + text[input..].find("default: ").unwrap() + "default: 41".len();
     let base = at("align]", "align".len());
+    let symbol = at("thorough,", "thorough".len());
+    let run_ns = at("example.org/run", "example.org/run".len());
     let label_end = at(
         "label: BigTool read aligner",
         "label: BigTool read aligner".len(),
@@ -152,6 +158,11 @@ fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
         ("input_name", ins_del(input + "reads_sample".len(), "x")),
         ("input_default", ins_del(default, "7")),
         ("base_command", ins_del(base, "x")),
+        // Outside `inputs`, every text new: the inputs' schemas do not depend on it.
+        ("base_command_typing", typing(base, "er")),
+        // What the inputs' schemas do depend on: a type definition, a namespace.
+        ("schema_def", ins_del(symbol, "x")),
+        ("namespace", ins_del(run_ns, "x")),
         (
             "yaml_broken_then_restored",
             vec![
@@ -313,6 +324,25 @@ fn check_sites(hint_at_top: bool, profile: Profile) {
                     &want.2.join("\n"),
                     &format!("Tools: {what}"),
                 );
+                if site == "schema_def" && profile == Profile::Extension {
+                    // The definition is rendered into the input's schema: the site tests the
+                    // memo's key (the cwl2mcp profile refuses this hint: no `aliases`).
+                    let symbol = if k == 0 {
+                        "\"thoroughx\""
+                    } else {
+                        "\"thorough\""
+                    };
+                    assert!(got.2.join("\n").contains(symbol), "{what}");
+                }
+                if site == "namespace" && profile == Profile::Extension {
+                    // The namespace expands a symbol (`ex:_fast` → `run_fast`).
+                    let symbol = if k == 0 {
+                        "\"runx_fast\""
+                    } else {
+                        "\"run_fast\""
+                    };
+                    assert!(got.2.join("\n").contains(symbol), "{what}");
+                }
                 if site.starts_with("yaml") && k == 0 {
                     assert!(incremental.syntax_broken(), "{what}: the YAML is broken");
                 } else {

@@ -188,12 +188,13 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
 }
 
 /// A process's inputs given apart from its value, each with where its rendered schema is
-/// kept ([`ParamMemo`]), and what identifies the process's surroundings (`TypeEnv::memo_env`).
+/// kept ([`ParamMemo`]), and the settings it is derived under, as text (with
+/// `TypeEnv::identity`, what the memoized schemas are keyed by: `TypeEnv::memo_env`).
 /// The process value then has no `inputs`, or an empty one.
 #[derive(Clone, Copy, Debug)]
 pub struct GivenInputs<'a> {
     pub params: &'a [Param<'a>],
-    pub memo_env: &'a str,
+    pub settings: &'a str,
 }
 
 /// [`derive_tool`], with the inputs given apart (`None`: read from the process value), the
@@ -248,7 +249,7 @@ pub fn derive_tool_parted(
         &mut problems,
         strict,
     );
-    env.memo_env = given.map(|g| g.memo_env.to_string());
+    env.memo_env = given.map(|g| env.memo_env_of(g.settings));
     let inputs_v = section(&loader, input.process, "inputs", &mut problems, strict);
     let outputs_v = section(&loader, input.process, "outputs", &mut problems, strict);
     let inputs = match given {

@@ -128,6 +128,12 @@ impl Loader {
         }
     }
 
+    /// Where it reads from (the document and the folder reads are allowed under), written out
+    /// for [`super::types::TypeEnv::identity`].
+    pub fn whereabouts(&self) -> String {
+        format!("{:?}|{:?}", self.doc, self.root)
+    }
+
     /// The source that stands for the document itself.
     pub fn document_source(&self) -> Source {
         match &self.doc {

@@ -91,10 +91,15 @@ pub struct TypeEnv<'a> {
     pub defs: Vec<TypeDef>,
     /// The process fragment (`main`), used to match scoped names such as `main/Foo`.
     pub scope: Option<String>,
-    /// What identifies the process's surroundings (everything outside its parameters) when
-    /// its parameters' schemas are memoized ([`ParamMemo`]); `None`: nothing memoized.
+    /// What identifies the process's surroundings (everything outside its parameters that
+    /// rendering reads: the settings and [`TypeEnv::identity`]) when its parameters' schemas
+    /// are memoized ([`ParamMemo`]); `None`: nothing memoized.
     pub memo_env: Option<String>,
 }
+
+/// A short name for each memo environment seen ([`TypeEnv::memo_env_of`]): the memo keys of
+/// 2,800 parameters per keystroke start with it, so it is kept short.
+static SEEN: std::sync::Mutex<(u64, Vec<(String, u64)>)> = std::sync::Mutex::new((0, Vec::new()));
 
 impl<'a> TypeEnv<'a> {
     /// Collects the `SchemaDefRequirement` types of `process` (`requirements` only, or also
@@ -159,6 +164,40 @@ impl<'a> TypeEnv<'a> {
             }
         }
         env
+    }
+
+    /// Everything of this environment that rendering a parameter's schema reads, written out:
+    /// where the loader reads from, the scope, the namespaces and every type definition. The
+    /// whole document (`document`) is read only to follow a `$import`, and schemas are not
+    /// memoized for documents with any (`model::split`). A field added to `TypeEnv` that
+    /// rendering reads belongs here.
+    pub fn identity(&self) -> String {
+        use std::fmt::Write;
+        let mut out = format!("{}|{:?}|", self.loader.whereabouts(), self.scope);
+        out.push_str(&serde_json::to_string(self.namespaces).unwrap_or_default());
+        for def in &self.defs {
+            let _ = write!(out, "|{:?}|{}|{:?}|", def.source, def.fragment, def.scope);
+            out.push_str(&serde_json::to_string(&def.value).unwrap_or_default());
+        }
+        out
+    }
+
+    /// The memo environment of schemas rendered here under `settings` (the settings as text):
+    /// a short name for them and [`TypeEnv::identity`], the same for the same pair.
+    pub fn memo_env_of(&self, settings: &str) -> String {
+        let whole = format!("{settings}\u{0}{}", self.identity());
+        let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = seen.1.iter().position(|(w, _)| *w == whole) {
+            let entry = seen.1.remove(i);
+            let id = entry.1;
+            seen.1.insert(0, entry);
+            return id.to_string();
+        }
+        seen.0 += 1;
+        let id = seen.0;
+        seen.1.insert(0, (whole, id));
+        seen.1.truncate(8);
+        id.to_string()
     }
 
     /// The `SchemaDefRequirement` entries of a `requirements`/`hints` value in list or map

@@ -6,7 +6,6 @@
 //! (`tests/incremental_sites.rs` compares the two at every benchmark site); documents this
 //! path does not cover return `None` and take that one.
 use std::any::Any;
-use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use crate::cwl::Process;
@@ -23,9 +22,10 @@ use super::Model;
 /// An input's rendered schemas, by surroundings, kept with its memoized text.
 struct Rendered(Mutex<Vec<(String, Arc<dyn Any + Send + Sync>)>>);
 
-/// How many surroundings (settings, text outside `inputs`, renderer pass) an input keeps:
-/// the current and the one before (typing outside `inputs` makes new surroundings each time,
-/// and each kept set is one copy of every input's schema).
+/// How many surroundings (settings, what rendering reads outside the inputs:
+/// `TypeEnv::identity`, renderer pass) an input keeps: the current and the one before (an
+/// edit in a type definition or in `$namespaces` makes new surroundings, and each kept set is
+/// one copy of every input's schema; edits elsewhere outside `inputs` keep them).
 const KEPT: usize = 2;
 
 impl Memo {
@@ -56,49 +56,6 @@ impl ParamMemo for Memo {
     }
 }
 
-/// The text around a root process's `inputs` (the hint cut out) and the settings, each
-/// given a number the first time it is seen: what an input's memoized schemas are keyed by.
-fn surroundings(
-    settings: &str,
-    text: &str,
-    section: Range<usize>,
-    hint: Option<Range<usize>>,
-) -> String {
-    /// The last number given, and the surroundings seen (settings, text, number), most
-    /// recent first.
-    type Seen = (u64, Vec<(String, String, u64)>);
-    static SEEN: Mutex<Seen> = Mutex::new((0, Vec::new()));
-    let mut outside = String::new();
-    let mut cut = vec![section];
-    cut.extend(hint);
-    cut.sort_by_key(|r| r.start);
-    let mut at = 0;
-    for r in cut {
-        if r.start >= at {
-            outside.push_str(&text[at..r.start]);
-            outside.push('\u{0}');
-        }
-        at = at.max(r.end);
-    }
-    outside.push_str(&text[at..]);
-    let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(i) = seen
-        .1
-        .iter()
-        .position(|(s, o, _)| s == settings && *o == outside)
-    {
-        let entry = seen.1.remove(i);
-        let id = entry.2;
-        seen.1.insert(0, entry);
-        return id.to_string();
-    }
-    seen.0 += 1;
-    let id = seen.0;
-    seen.1.insert(0, (settings.to_string(), outside, id));
-    seen.1.truncate(8);
-    id.to_string()
-}
-
 /// How many values the inputs may hold in all before the whole document's JSON (with its
 /// own budget) is left to decide.
 const MAX_VALUES: usize = 1_000_000;
@@ -114,7 +71,6 @@ pub(super) fn derive(
     location: Location,
     opts: &DeriveOptions,
     settings: &str,
-    hint_span: Option<Range<usize>>,
 ) -> Option<(Derivation, ToolSchemas)> {
     let yaml = model.yaml();
     let text = yaml.text()?;
@@ -163,7 +119,6 @@ pub(super) fn derive(
     }
     let params = params_of_entries(&entries, "inputs");
     let header = process.node.to_json_without(yaml, &["inputs"])?;
-    let memo_env = surroundings(settings, text, part.span.clone(), hint_span);
     Some(derive_process_parted(
         &header,
         process,
@@ -173,7 +128,7 @@ pub(super) fn derive(
         opts,
         Some(GivenInputs {
             params: &params,
-            memo_env: &memo_env,
+            settings,
         }),
     ))
 }

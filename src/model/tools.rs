@@ -381,15 +381,7 @@ fn derive_memoized(
     let (mut derivation, shared) = match schema_memo::lookup(&key) {
         Some(part) => (header(yaml)?, part),
         None => {
-            let split = super::split::derive(
-                model,
-                process,
-                hint,
-                location,
-                opts,
-                &key.settings,
-                key.hint.clone(),
-            );
+            let split = super::split::derive(model, process, hint, location, opts, &key.settings);
             let (mut whole, schemas) = match split {
                 Some(whole) => whole,
                 None => model.json().map(|r| {

@@ -24,6 +24,8 @@ Sidecar <out>.pos.json holds 0-based LSP positions:
                    input_typing   a word typed letter by letter in that `doc`, then deleted at once
                                   (each text is new, so no content memo hits)
                    base_command   a char inserted / deleted in `baseCommand: [bigtool, align]`
+                   base_command_typing  `ment` typed letter by letter after `align`, then deleted
+                                  (outside `inputs`, every text new)
                    yaml           `]` of `baseCommand` deleted (YAML broken), then restored
 --hints-at top puts requirements/hints before inputs (common style);
 --hints-at bottom (default) puts them after outputs (worst case for servers
@@ -173,6 +175,7 @@ def main():
     bc = lines.index("baseCommand: [bigtool, align]")
     c = lines[bc].index("align") + len("align")
     pos.setdefault("sites", {})["base_command"] = insert_delete(bc, c, "x", "base_command")
+    pos["sites"]["base_command_typing"] = typing(bc, c, "ment", "base_command_typing")
     pos["sites"]["yaml"] = [edit(bc, c, bc, c + 1, "", "yaml_broken"), edit(bc, c, bc, c, "]", "yaml_restored")]
     if a.hints_at == "top":
         lines += hints_block(rng, pos, len(lines), n_inputs or 0)

@@ -57,7 +57,7 @@ RATIO_TARGET = 50.0      # yaml-language-server / ours, every size and edit site
 # Edit sites, in the order they are edited within one server process (see bench/gen_cwl.py),
 # and the report rows they produce (the `yaml` site gives two rows: its two edits differ).
 SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "input_typing", "base_command",
-              "yaml")
+              "base_command_typing", "yaml")
 ROWS = (
     ("annotation", "annotation value `true`↔`trux`"),
     ("use_when", "`useWhen` prose"),
@@ -65,6 +65,7 @@ ROWS = (
     ("input_default", "an input's `default`"),
     ("input_typing", "a word typed in an input's `doc` (every text new)"),
     ("base_command", "`baseCommand`"),
+    ("base_command_typing", "a word typed in `baseCommand` (every text new)"),
     ("yaml_broken", "`]` deleted in `baseCommand` (YAML broken)"),
     ("yaml_restored", "`]` restored (YAML valid again)"),
 )
@@ -669,7 +670,8 @@ def write_report(path, res, args):
              "deleted in the `useWhen` prose, in the `doc` of the input nearest the middle of the file, in "
              "`baseCommand`; a digit appended to and removed from that input's `default`; the word `quickly ` "
              "typed one letter at a time in that input's `doc`, then deleted at once (every text is new, so no "
-             "content memo of the whole `inputs` hits: what typing costs); `]` of `baseCommand` "
+             "content memo of the whole `inputs` hits: what typing costs); the word `ment` typed the same "
+             "way after `align` in `baseCommand` (outside `inputs`); `]` of `baseCommand` "
              "deleted (the YAML is broken) then restored.")
     L.append("- The client is `bench/run.py` itself: single-threaded, stdio, Content-Length framing; a "
              "message's time is taken when its last byte is read, before JSON decoding. It declares push "

@@ -325,6 +325,47 @@ struct Stepper {
 }
 
 impl Stepper {
+    fn new(name: &str, text: &str, seed: u64, max_len: usize) -> Stepper {
+        Stepper {
+            doc: Document::new(text.to_string(), 1),
+            expected: text.to_string(),
+            previous: text.to_string(),
+            version: 1,
+            seed,
+            name: name.to_string(),
+            settings: Settings::default(),
+            context: DocumentContext::from_uri("file:///work/diff/tool.cwl"),
+            max_len,
+        }
+    }
+
+    /// `new` inserted at byte `at` of the current text, as one LSP change.
+    fn insert(&mut self, step: usize, at: usize, new: &str, enc: Encoding) {
+        let p = model_position(&self.expected, at, enc);
+        let mut t = self.expected.clone();
+        t.insert_str(at, new);
+        let change = Change {
+            range: Some((p, p)),
+            text: new.to_string(),
+        };
+        self.apply(step, vec![change], enc, t);
+    }
+
+    /// Bytes `a..b` of the current text deleted, as one LSP change.
+    fn delete(&mut self, step: usize, a: usize, b: usize, enc: Encoding) {
+        let range = (
+            model_position(&self.expected, a, enc),
+            model_position(&self.expected, b, enc),
+        );
+        let mut t = self.expected.clone();
+        t.replace_range(a..b, "");
+        let change = Change {
+            range: Some(range),
+            text: String::new(),
+        };
+        self.apply(step, vec![change], enc, t);
+    }
+
     fn fail(&self, step: usize, what: &str, detail: String) -> ! {
         panic!(
             "differential mismatch ({what}) on `{}`, seed {}, step {step}: {detail}\n\
@@ -412,17 +453,7 @@ fn seed() -> u64 {
 
 fn run_sequence(name: &str, text: &str, seed: u64, steps: usize) {
     let mut rng = Rng::new(seed);
-    let mut s = Stepper {
-        doc: Document::new(text.to_string(), 1),
-        expected: text.to_string(),
-        previous: text.to_string(),
-        version: 1,
-        seed,
-        name: name.to_string(),
-        settings: Settings::default(),
-        context: DocumentContext::from_uri("file:///work/diff/tool.cwl"),
-        max_len: (text.len() * 3 / 2).max(6_000),
-    };
+    let mut s = Stepper::new(name, text, seed, (text.len() * 3 / 2).max(6_000));
     s.check(0, &[]);
     let mut step = 1;
     while step <= steps {
@@ -472,34 +503,13 @@ fn run_sequence(name: &str, text: &str, seed: u64, steps: usize) {
                 let before = s.expected.clone();
                 let off = random_offset(&mut rng, &before);
                 let frag = rng.pick(BREAKERS);
-                let p = model_position(&before, off, enc);
-                let mut broken = before.clone();
-                broken.insert_str(off, frag);
-                s.apply(
-                    step,
-                    vec![Change {
-                        range: Some((p, p)),
-                        text: frag.to_string(),
-                    }],
-                    enc,
-                    broken.clone(),
-                );
+                s.insert(step, off, frag, enc);
                 step += 1;
-                let end = model_position(&broken, off + frag.len(), enc);
                 // A fragment may join a preceding `\r` with a following `\n`; only restore
                 // when the inverse range is expressible.
-                if is_position_offset(&broken, off) && is_position_offset(&broken, off + frag.len())
-                {
-                    let p = model_position(&broken, off, enc);
-                    s.apply(
-                        step,
-                        vec![Change {
-                            range: Some((p, end)),
-                            text: String::new(),
-                        }],
-                        enc,
-                        before.clone(),
-                    );
+                let broken = &s.expected;
+                if is_position_offset(broken, off) && is_position_offset(broken, off + frag.len()) {
+                    s.delete(step, off, off + frag.len(), enc);
                     if s.expected != before {
                         s.fail(step, "restore", String::new());
                     }
@@ -680,19 +690,20 @@ fn outside_inputs(text: &str) -> Vec<std::ops::Range<usize>> {
 /// restores it; after every step the tree and the diagnostics equal a fresh snapshot's.
 fn run_breaks_beside(name: &str, text: &str, seed: u64, steps: usize) -> usize {
     let mut rng = Rng::new(seed);
-    let mut s = Stepper {
-        doc: Document::new(text.to_string(), 1),
-        expected: text.to_string(),
-        previous: text.to_string(),
-        version: 1,
-        seed,
-        name: name.to_string(),
-        settings: Settings::default(),
-        context: DocumentContext::from_uri("file:///work/diff/tool.cwl"),
-        max_len: usize::MAX,
-    };
+    let mut s = Stepper::new(name, text, seed, usize::MAX);
     let mut broken_steps = 0;
     let mut step = 1;
+    // A random offset in one of the two regions outside `inputs`, if that region is not empty.
+    let outside = |rng: &mut Rng, text: &str| {
+        let r = outside_inputs(text)[rng.below(2)].clone();
+        (!r.is_empty()).then(|| {
+            let mut o = r.start + rng.below(r.len());
+            while !is_position_offset(text, o) {
+                o += 1;
+            }
+            o
+        })
+    };
     while step <= steps {
         let enc = if rng.chance(20) {
             Encoding::Utf8
@@ -700,107 +711,45 @@ fn run_breaks_beside(name: &str, text: &str, seed: u64, steps: usize) -> usize {
             Encoding::Utf16
         };
         let before = s.expected.clone();
-        let regions = outside_inputs(&before);
-        let region = regions[rng.below(2)].clone();
-        if region.is_empty() {
+        let Some(off) = outside(&mut rng, &before) else {
             continue;
-        }
-        let mut off = region.start + rng.below(region.len());
-        while !is_position_offset(&before, off) {
-            off += 1;
-        }
+        };
         let frag = rng.pick(BREAKERS);
-        let p = model_position(&before, off, enc);
-        let mut broken = before.clone();
-        broken.insert_str(off, frag);
-        s.apply(
-            step,
-            vec![Change {
-                range: Some((p, p)),
-                text: frag.to_string(),
-            }],
-            enc,
-            broken.clone(),
-        );
-        if s.doc.tree().root_node().has_error() {
-            broken_steps += 1;
-        }
+        s.insert(step, off, frag, enc);
         step += 1;
+        broken_steps += usize::from(s.doc.tree().root_node().has_error());
         // While broken: a character typed in an input's `doc` and taken back, or in the
         // other region.
-        let mut current = broken.clone();
         for _ in 0..rng.below(3) {
             let at = if rng.chance(60) {
-                current
+                s.expected
                     .match_indices("Line two.")
                     .nth(rng.below(60))
                     .map(|(i, _)| i + 4)
             } else {
-                let r = outside_inputs(&current)[rng.below(2)].clone();
-                (!r.is_empty()).then(|| {
-                    let mut o = r.start + rng.below(r.len());
-                    while !is_position_offset(&current, o) {
-                        o += 1;
-                    }
-                    o
-                })
+                outside(&mut rng, &s.expected.clone())
             };
             let Some(at) = at else { continue };
-            let p = model_position(&current, at, enc);
-            let mut t = current.clone();
-            t.insert(at, 'x');
-            s.apply(
-                step,
-                vec![Change {
-                    range: Some((p, p)),
-                    text: "x".into(),
-                }],
-                enc,
-                t.clone(),
-            );
-            if s.doc.tree().root_node().has_error() {
-                broken_steps += 1;
-            }
-            step += 1;
-            let end = model_position(&t, at + 1, enc);
-            s.apply(
-                step,
-                vec![Change {
-                    range: Some((p, end)),
-                    text: String::new(),
-                }],
-                enc,
-                current.clone(),
-            );
-            step += 1;
-            current = s.expected.clone();
+            s.insert(step, at, "x", enc);
+            broken_steps += usize::from(s.doc.tree().root_node().has_error());
+            s.delete(step + 1, at, at + 1, enc);
+            step += 2;
         }
+        let broken = s.expected.clone();
         if is_position_offset(&broken, off) && is_position_offset(&broken, off + frag.len()) {
-            let p = model_position(&broken, off, enc);
-            let end = model_position(&broken, off + frag.len(), enc);
-            s.apply(
-                step,
-                vec![Change {
-                    range: Some((p, end)),
-                    text: String::new(),
-                }],
-                enc,
-                before.clone(),
-            );
-            step += 1;
+            s.delete(step, off, off + frag.len(), enc);
+            if s.expected != before {
+                s.fail(step, "restore", String::new());
+            }
         } else {
             // Start again from the valid text (a whole-text change).
-            s.apply(
-                step,
-                vec![Change {
-                    range: None,
-                    text: text.to_string(),
-                }],
-                enc,
-                text.to_string(),
-            );
-            step += 1;
+            let change = Change {
+                range: None,
+                text: text.to_string(),
+            };
+            s.apply(step, vec![change], enc, text.to_string());
         }
+        step += 1;
     }
     broken_steps
 }

@@ -187,13 +187,19 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
     out
 }
 
+/// Whether a walk at column `col` may jump over the block of line `i`: the line is at least
+/// as deep as `col` (so is every line of its block) and its links are known.
+fn jumps(lines: &[Line<'_>], i: usize, col: usize) -> bool {
+    let l = &lines[i];
+    !l.blank && l.indent() >= col && l.next_not_deeper > i
+}
+
 /// The line after `i` that a walk over the mapping at column `col` must look at: past the
 /// block of a line at least as deep as `col` (every line in it has its content right of
 /// `col`), else the next line.
 fn step(lines: &[Line<'_>], i: usize, col: usize) -> usize {
-    let l = &lines[i];
-    if !l.blank && l.indent() >= col && l.next_not_deeper > i {
-        l.next_not_deeper
+    if jumps(lines, i, col) {
+        lines[i].next_not_deeper
     } else {
         i + 1
     }
@@ -202,9 +208,8 @@ fn step(lines: &[Line<'_>], i: usize, col: usize) -> usize {
 /// [`step`] backwards: the line before `i` a walk up at column `col` must look at (`None`:
 /// no line before is worth looking at).
 fn step_back(lines: &[Line<'_>], i: usize, col: usize) -> Option<usize> {
-    let l = &lines[i];
-    if !l.blank && l.indent() >= col && l.next_not_deeper > i {
-        l.prev_not_deeper
+    if jumps(lines, i, col) {
+        lines[i].prev_not_deeper
     } else {
         i.checked_sub(1)
     }
@@ -509,6 +514,7 @@ mod tests {
         assert_eq!(keys(&m.path), vec!["requirements", "mcp:Tool"]);
         assert_eq!(line_of(&ls, text.find("nam").unwrap()), 2);
     }
+
     /// Every `.cwl` file of the project (examples, test fixtures) and a few hand-made shapes.
     fn texts() -> Vec<String> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -44,19 +44,46 @@ impl Snapshot {
     }
 }
 
-/// The tree of `text`, as every path must have it (SPEC §9): the fresh parse, or for a broken
-/// text with a large block the tree [`settle`] defines.
+/// The tree of `text` parsed from scratch, as every path must have it (SPEC §9).
 fn parse_full(text: &str) -> Tree {
     let mut parser = grammar::parser();
     let tree = parser
         .parse(text, None)
         .expect("parsing without a timeout or cancellation flag returns a tree");
-    if is_broken(&tree, text.as_bytes())
-        && let Some(settled) = settle(text, &tree, &mut parser)
-    {
+    defined_tree(text, tree, true, &mut parser, || {})
+}
+
+/// The tree `text` defines (SPEC §9), given `tree`, a parse of `text` (`fresh`: parsed from
+/// scratch, else incrementally): `tree` itself when it covers the text without an error, else
+/// the tree [`settle`] defines where it can, else the fresh parse (`tree` itself when it is
+/// one). tree-sitter's error recovery can take another path when it reuses an old tree than on
+/// a fresh parse of the same text (found by tests/differential_edits.rs, reproduced with plain
+/// tree-sitter in tests/robust_incremental.rs), and incrementally it can return a tree without
+/// errors that stops before the end of the text (seed 777, step 22031 of the same test): so an
+/// incremental tree is kept only when whole and error-free. `before_fresh_parse` runs once
+/// `tree` is dropped, before a fresh parse, so that the caller can free what holds older trees
+/// first (with them alive the parse peaked at one tree more, about 40 MB at 50,000 lines).
+fn defined_tree(
+    text: &str,
+    tree: Tree,
+    fresh: bool,
+    parser: &mut tree_sitter::Parser,
+    before_fresh_parse: impl FnOnce(),
+) -> Tree {
+    if !is_broken(&tree, text.as_bytes()) {
+        return tree;
+    }
+    if let Some(settled) = settle(text, &tree, parser) {
         return settled;
     }
-    tree
+    if fresh {
+        return tree;
+    }
+    drop(tree);
+    before_fresh_parse();
+    parser
+        .parse(text.as_bytes(), None)
+        .expect("parsing without a timeout returns a tree")
 }
 
 /// Texts at least this large have their parses kept by [`keeping_parses`].
@@ -246,31 +273,17 @@ impl Document {
         let tree = parser
             .parse(self.text.as_bytes(), Some(&self.tree))
             .expect("parsing without a timeout returns a tree");
-        // tree-sitter's error recovery can take another path when it reuses an old tree than
-        // on a fresh parse of the same text (found by tests/differential_edits.rs, reproduced
-        // with plain tree-sitter in tests/robust_incremental.rs), and it can return a tree
-        // without errors that stops before the end of the text (seed 777, step 22031 of the
-        // same test). Such a tree is replaced by the tree the text defines (`parse_full`):
-        // settled around the kept blocks where `settle` can, else the fresh parse.
-        if is_broken(&tree, self.text.as_bytes()) {
-            if let Some(settled) = settle(&self.text, &tree, &mut parser) {
-                self.tree = settled;
-                return;
-            }
-            // Neither the old tree nor the incremental one is needed now: free them first,
-            // so that the fresh parse reuses their memory (with both alive it peaked at one
-            // tree more, about 40 MB at 50,000 lines). The placeholder is an empty parse.
-            drop(tree);
-            self.tree = parser
+        let text = self.text.clone();
+        let old = &mut self.tree;
+        let tree = defined_tree(&text, tree, false, &mut parser, || {
+            // The old tree is not needed for a fresh parse: free it first (an empty parse
+            // stands in).
+            *old = grammar::parser()
                 .parse("", None)
                 .expect("parsing without a timeout returns a tree");
             before_fresh_parse();
-            self.tree = parser
-                .parse(self.text.as_bytes(), None)
-                .expect("parsing without a timeout returns a tree");
-        } else {
-            self.tree = tree;
-        }
+        });
+        self.tree = tree;
     }
 
     /// The current version, sharing the text (no copy).

@@ -365,3 +365,46 @@ fn every_site_with_the_hint_at_the_end_equals_a_full_recomputation() {
     check_sites(false, Profile::Extension);
     check_sites(false, Profile::Cwl2mcp);
 }
+
+/// An `$import` in a document with a large `inputs` (its target read from the whole document,
+/// here an enum named in one of the inputs), in an input or outside `inputs`, makes the
+/// derivation take the whole document's JSON: the model equals the one built with every memo
+/// off, the memos warm as in the server. (Before, an `$import` outside `inputs` was resolved
+/// in the header alone, without `inputs`, and reported unresolved.)
+#[test]
+fn a_directive_anywhere_takes_the_whole_document_path() {
+    let original = tool(220, true);
+    let settings = Settings::default();
+    let context = DocumentContext::from_uri("file:///w/bigtool.cwl");
+    let _ = Model::of_text(&original, settings.clone(), context.clone());
+    let enum_type = "    type:\n      type: enum\n      symbols: [fast, slow, exact]\n";
+    let importing = |i: usize| format!("{enum_type}    doc: Mode {i}.\n");
+    let named = "    type:\n      type: enum\n      name: Mode\n      symbols: [fast, slow, exact]\n    doc: Mode 106.\n";
+    let named = original.replacen(&importing(106), named, 1);
+    // The directive in an input, then outside `inputs` (a type definition importing it).
+    let in_inputs = named.replacen(
+        &importing(102),
+        "    type: {$import: \"#Mode\"}\n    doc: Mode 102.\n",
+        1,
+    );
+    let outside = named.replacen(
+        "    types:\n",
+        "    types:\n      - $import: \"#Mode\"\n",
+        1,
+    );
+    for (what, text) in [("in inputs", in_inputs), ("outside inputs", outside)] {
+        assert!(text.contains("\"#Mode\""), "{what}");
+        let got = observed(&Model::of_text(&text, settings.clone(), context.clone()));
+        let want = memo::unmemoized(|| {
+            observed(&Model::of_text(&text, settings.clone(), context.clone()))
+        });
+        same(&got.0, &want.0, &format!("diagnostics, {what}"));
+        same(
+            &got.1.join("\n"),
+            &want.1.join("\n"),
+            &format!("entries, {what}"),
+        );
+        // The import resolved: the enum is found in the whole document.
+        assert!(!got.0.contains("no node with that id"), "{what}: {}", got.0);
+    }
+}

@@ -35,6 +35,7 @@ pub fn doc_text(doc: &Value) -> Option<String> {
 
 /// One parameter's schema as rendered, whether it is required, and the problems, recursive
 /// definitions and nodes its rendering found.
+#[derive(Clone)]
 struct Rendered {
     schema: Arc<Part>,
     required: bool,
@@ -98,18 +99,26 @@ impl Renderer<'_, '_> {
             .memo_env
             .as_ref()
             .map(|e| format!("inline|{e}|{with_defaults}|{:?}|", self.by_ref));
+        let mut runs = types::Runs::<Rendered>::start(self.env, memo_prefix.as_ref(), params.len());
         for p in params {
             let name = local_name(p.id).to_string();
-            let memo_key = memo_prefix.as_ref().map(|prefix| {
-                let mut key = String::with_capacity(prefix.len() + 64);
-                key.push_str(prefix);
-                types::push_param_key(&mut key, p);
-                key
-            });
+            let key_of = |p: &Param| {
+                memo_prefix.as_ref().map(|prefix| {
+                    let mut key = String::with_capacity(prefix.len() + 64);
+                    key.push_str(prefix);
+                    types::push_param_key(&mut key, p);
+                    key
+                })
+            };
+            let mut memo_key = None;
             // A memoized schema is the same as rendering it again here (rendering reads
             // `by_ref`, in the key, never what this pass found), unless it would cross the
             // node budget (then rendering aborts where it did).
-            if let Some(m) = types::memoized::<Rendered>(p, memo_key.as_ref())
+            let kept = runs.reused(p).or_else(|| {
+                memo_key = key_of(p);
+                types::memoized::<Rendered>(p, memo_key.as_ref()).map(|m| (*m).clone())
+            });
+            if let Some(m) = kept
                 && self.nodes + m.nodes <= MAX_NODES
             {
                 self.nodes += m.nodes;
@@ -119,8 +128,10 @@ impl Renderer<'_, '_> {
                     required.push(Value::String(name.clone()));
                 }
                 properties.insert(name, m.schema.clone());
+                runs.record(p, m);
                 continue;
             }
+            let memo_key = memo_key.or_else(|| key_of(p));
             self.path = p.path();
             let (nodes, problems, found) = (self.nodes, self.problems.len(), self.found.clone());
             let (mut schema, optional) = match p.ty() {
@@ -145,19 +156,19 @@ impl Renderer<'_, '_> {
             }
             let schema = Part::new(Value::Object(schema));
             if let (Some(memo), Some(key)) = (p.memo, memo_key) {
-                memo.put(
-                    key,
-                    Arc::new(Rendered {
-                        schema: schema.clone(),
-                        required: is_required,
-                        problems: self.problems[problems..].to_vec(),
-                        found: self.found.difference(&found).copied().collect(),
-                        nodes: self.nodes - nodes,
-                    }),
-                );
+                let rendered = Rendered {
+                    schema: schema.clone(),
+                    required: is_required,
+                    problems: self.problems[problems..].to_vec(),
+                    found: self.found.difference(&found).copied().collect(),
+                    nodes: self.nodes - nodes,
+                };
+                memo.put(key, Arc::new(rendered.clone()));
+                runs.record(p, rendered);
             }
             properties.insert(name, schema);
         }
+        runs.finish();
         let mut out = Map::new();
         out.insert("type".into(), json!("object"));
         if !properties.is_empty() {

@@ -62,7 +62,7 @@ pub use validate::{SchemaViolation, name_problem, validate_tool};
 pub use parted::{Part, Parted, ToolSchemas};
 use resolve::Loader;
 use types::{Abort, TypeEnv, params_of};
-pub use types::{Param, ParamMemo, params_of_entries};
+pub use types::{Holder, Param, ParamMemo, params_of_entries};
 
 /// Whether an input's value, `depth` levels below its process, nests deeper than a process
 /// value may ([`derive_tool`] refuses such a process as too complex).
@@ -191,10 +191,12 @@ pub fn derive_tool(input: &ProcessInput, opts: &DeriveOptions) -> Derivation {
 /// kept ([`ParamMemo`]), and the settings it is derived under, as text (with
 /// `TypeEnv::identity`, what the memoized schemas are keyed by: `TypeEnv::memo_env`).
 /// The process value then has no `inputs`, or an empty one.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct GivenInputs<'a> {
     pub params: &'a [Param<'a>],
     pub settings: &'a str,
+    /// What holds the parameters' memos ([`types::Holder`]).
+    pub holder: &'a Holder,
 }
 
 /// [`derive_tool`], with the inputs given apart (`None`: read from the process value), the
@@ -250,6 +252,7 @@ pub fn derive_tool_parted(
         strict,
     );
     env.memo_env = given.map(|g| env.memo_env_of(g.settings));
+    env.memo_holder = given.map(|g| g.holder.clone());
     let inputs_v = section(&loader, input.process, "inputs", &mut problems, strict);
     let outputs_v = section(&loader, input.process, "outputs", &mut problems, strict);
     let inputs = match given {

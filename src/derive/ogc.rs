@@ -63,6 +63,7 @@ struct Renderer<'e, 'a> {
 }
 
 /// One parameter's schema as rendered, with the problems and the nodes it counted.
+#[derive(Clone)]
 struct Rendered {
     schema: Arc<Part>,
     /// Its entry in `properties` (`{"$ref": "#/$defs/<key>"}`).
@@ -98,24 +99,34 @@ pub fn parameters_schema(
         .memo_env
         .as_ref()
         .map(|e| format!("ogc|{e}|{key}|{label}|{doc_file}|{has_id}|"));
+    let mut runs = types::Runs::<Rendered>::start(env, memo_prefix.as_ref(), params.len());
     for p in params {
         let k = property_key(p.id, doc_file, has_id);
-        let memo_key = memo_prefix.as_ref().map(|prefix| {
-            let mut key = String::with_capacity(prefix.len() + 64);
-            key.push_str(prefix);
-            types::push_param_key(&mut key, p);
-            key
-        });
+        let key_of = |p: &Param| {
+            memo_prefix.as_ref().map(|prefix| {
+                let mut key = String::with_capacity(prefix.len() + 64);
+                key.push_str(prefix);
+                types::push_param_key(&mut key, p);
+                key
+            })
+        };
+        let mut memo_key = None;
         // A memoized schema is the same as rendering it again here, unless it would cross
         // the node budget (then rendering finds the same problems up to the same abort).
-        if let Some(m) = types::memoized::<Rendered>(p, memo_key.as_ref())
+        let kept = runs.reused(p).or_else(|| {
+            memo_key = key_of(p);
+            types::memoized::<Rendered>(p, memo_key.as_ref()).map(|m| (*m).clone())
+        });
+        if let Some(m) = kept
             && r.nodes + m.nodes <= MAX_NODES
         {
             r.nodes += m.nodes;
             r.problems.extend(m.problems.iter().cloned());
             defs.insert(k, (m.schema.clone(), m.reference.clone()));
+            runs.record(p, m);
             continue;
         }
+        let memo_key = memo_key.or_else(|| key_of(p));
         r.path = p.path();
         let (nodes, found) = (r.nodes, r.problems.len());
         let process = Base {
@@ -147,19 +158,19 @@ pub fn parameters_schema(
         let schema = Part::new(Value::Object(schema));
         let reference = Part::new(json!({ "$ref": format!("#/$defs/{k}") }));
         if let (Some(memo), Some(key)) = (p.memo, memo_key) {
-            memo.put(
-                key,
-                Arc::new(Rendered {
-                    schema: schema.clone(),
-                    reference: reference.clone(),
-                    problems: r.problems[found..].to_vec(),
-                    nodes: r.nodes - nodes,
-                }),
-            );
+            let rendered = Rendered {
+                schema: schema.clone(),
+                reference: reference.clone(),
+                problems: r.problems[found..].to_vec(),
+                nodes: r.nodes - nodes,
+            };
+            memo.put(key, Arc::new(rendered.clone()));
+            runs.record(p, rendered);
         }
         // A repeated key keeps its first position and its last schema (a Python dict).
         defs.insert(k, (schema, reference));
     }
+    runs.finish();
     let mut schemas = Entries::with_capacity(defs.len());
     for (k, (schema, reference)) in defs {
         if !schema.value.get("nullable").is_some_and(truthy) {

@@ -95,7 +95,14 @@ pub struct TypeEnv<'a> {
     /// rendering reads: the settings and [`TypeEnv::identity`]) when its parameters' schemas
     /// are memoized ([`ParamMemo`]); `None`: nothing memoized.
     pub memo_env: Option<String>,
+    /// What holds the memoized parameters' memos (the section they are the entries of), so
+    /// that a renderer's next pass can recognise them by address ([`Run`]).
+    pub memo_holder: Option<Holder>,
 }
+
+/// What holds a list of parameter memos alive: while it is, no two of them share an address
+/// with any other live memo.
+pub type Holder = std::sync::Weak<dyn std::any::Any + Send + Sync>;
 
 /// A short name for each memo environment seen ([`TypeEnv::memo_env_of`]): the memo keys of
 /// 2,800 parameters per keystroke start with it, so it is kept short.
@@ -122,6 +129,7 @@ impl<'a> TypeEnv<'a> {
             defs: Vec::new(),
             scope,
             memo_env: None,
+            memo_holder: None,
         };
         let doc = loader.document_source();
         let mut sections = vec!["requirements"];
@@ -587,6 +595,171 @@ pub fn push_param_key(out: &mut String, p: &Param) {
     out.push_str(p.id);
 }
 
+/// A renderer's last pass over a list of memoized parameters, kept under its memo prefix
+/// (the surroundings and the pass, everything but the parameter): for each parameter, its
+/// memo's address, id and place, and what was rendered (`T`, by value). The next pass with
+/// the same prefix takes each unchanged parameter's output from here, reading only this
+/// list, where looking it up in the parameter's own memo reads half a dozen allocations per
+/// parameter (2,800 per keystroke in a 50,000-line tool, issue 14). Addresses are compared
+/// only while both lists' holders are alive, so the same address is the same memo, hence the
+/// same entry text; with the same prefix and place, the same output ([`ParamMemo`]).
+struct Run<T> {
+    holder: Holder,
+    items: Vec<RunItem<T>>,
+    /// The parameters' ids one after the other (read beside `items`, not one allocation
+    /// each).
+    ids: String,
+}
+
+struct RunItem<T> {
+    memo: usize,
+    /// Where its id is in [`Run::ids`].
+    id: std::ops::Range<usize>,
+    index: Option<usize>,
+    /// Taken by the next pass when it reuses it.
+    value: Option<T>,
+}
+
+impl<T> Run<T> {
+    fn push(&mut self, memo: usize, id: &str, index: Option<usize>, value: T) {
+        let start = self.ids.len();
+        self.ids.push_str(id);
+        self.items.push(RunItem {
+            memo,
+            id: start..self.ids.len(),
+            index,
+            value: Some(value),
+        });
+    }
+}
+
+/// Where runs are kept: by prefix, each a `Run<T>` of its renderer's `T`.
+pub type RunStore = std::sync::Mutex<Vec<(String, Box<dyn std::any::Any + Send + Sync>)>>;
+
+/// The runs kept: a few, for the passes of the documents derived last.
+static RUNS: RunStore = std::sync::Mutex::new(Vec::new());
+const KEPT_RUNS: usize = 4;
+
+fn memo_address(memo: &dyn ParamMemo) -> usize {
+    memo as *const dyn ParamMemo as *const () as usize
+}
+
+fn index_of(place: Place) -> Option<usize> {
+    match place {
+        Place::Key(_) => None,
+        Place::Index(i) => Some(i),
+    }
+}
+
+/// One renderer pass's use of runs: the last pass's, while it is read, and this one's.
+pub struct Runs<'s, T> {
+    store: &'s RunStore,
+    prefix: String,
+    /// The last pass, and what keeps its memos alive while it is read.
+    last: Option<(Run<T>, std::sync::Arc<dyn std::any::Any + Send + Sync>)>,
+    by_memo: Option<std::collections::HashMap<usize, usize>>,
+    cursor: usize,
+    next: Option<Run<T>>,
+}
+
+impl<T: Send + Sync + 'static> Runs<'static, T> {
+    /// The pass of a renderer whose memo keys start with `prefix` (`None`: not memoized).
+    pub fn start(env: &TypeEnv, prefix: Option<&String>, params: usize) -> Runs<'static, T> {
+        Runs::start_in(&RUNS, env.memo_holder.as_ref(), prefix, params)
+    }
+}
+
+impl<'s, T: Send + Sync + 'static> Runs<'s, T> {
+    /// [`Runs::start`] with the runs kept in `store`, the parameters' memos held by `holder`.
+    pub fn start_in(
+        store: &'s RunStore,
+        holder: Option<&Holder>,
+        prefix: Option<&String>,
+        params: usize,
+    ) -> Runs<'s, T> {
+        let (Some(prefix), Some(holder)) = (prefix, holder) else {
+            return Runs {
+                store,
+                prefix: String::new(),
+                last: None,
+                by_memo: None,
+                cursor: 0,
+                next: None,
+            };
+        };
+        let last = {
+            let mut runs = store.lock().unwrap_or_else(|p| p.into_inner());
+            runs.iter()
+                .position(|(p, _)| p == prefix)
+                .map(|i| runs.remove(i).1)
+        };
+        let last = last
+            .and_then(|run| run.downcast::<Run<T>>().ok())
+            .and_then(|run| {
+                let alive = run.holder.upgrade()?;
+                Some((*run, alive))
+            });
+        Runs {
+            store,
+            prefix: prefix.clone(),
+            last,
+            by_memo: None,
+            cursor: 0,
+            next: Some(Run {
+                holder: holder.clone(),
+                items: Vec::with_capacity(params),
+                ids: String::with_capacity(params * 24),
+            }),
+        }
+    }
+
+    /// What the last pass rendered for `p`, if `p` is the same memo at the same place, taken
+    /// from it: give it back with [`Runs::record`] once used.
+    pub fn reused(&mut self, p: &Param) -> Option<T> {
+        let memo = memo_address(p.memo?);
+        let (run, _) = self.last.as_mut()?;
+        let at = if run.items.get(self.cursor).is_some_and(|i| i.memo == memo) {
+            self.cursor
+        } else {
+            let by_memo = self.by_memo.get_or_insert_with(|| {
+                let mut m = std::collections::HashMap::with_capacity(run.items.len());
+                for (i, item) in run.items.iter().enumerate() {
+                    m.entry(item.memo).or_insert(i);
+                }
+                m
+            });
+            *by_memo.get(&memo)?
+        };
+        let item = &mut run.items[at];
+        if run.ids[item.id.clone()] != *p.id || item.index != index_of(p.place) {
+            return None;
+        }
+        let value = item.value.take()?;
+        self.cursor = at + 1;
+        Some(value)
+    }
+
+    /// Records what this pass used for `p` (rendered, found in its memo or reused).
+    pub fn record(&mut self, p: &Param, value: T) {
+        let (Some(next), Some(memo)) = (self.next.as_mut(), p.memo) else {
+            return;
+        };
+        next.push(memo_address(memo), p.id, index_of(p.place), value);
+    }
+
+    /// Keeps this pass for the next one (when it went through every parameter).
+    pub fn finish(mut self) {
+        self.last = None;
+        let Some(next) = self.next.take() else {
+            return;
+        };
+        let mut runs = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        runs.retain(|(p, _)| *p != self.prefix);
+        runs.insert(0, (std::mem::take(&mut self.prefix), Box::new(next)));
+        runs.truncate(KEPT_RUNS);
+    }
+}
+
 /// A renderer's memoized output for `p` under `key` (its surroundings, see [`ParamMemo`]).
 pub fn memoized<T: std::any::Any + Send + Sync>(
     p: &Param,
@@ -766,6 +939,90 @@ mod tests {
             normalize_type(&json!(["File?", "null", "string"])),
             json!(["null", "File", "string"])
         );
+    }
+
+    /// A parameter memo that keeps nothing (runs are what is tested).
+    struct NoMemo(#[allow(dead_code)] u8);
+    impl ParamMemo for NoMemo {
+        fn get(&self, _: &str) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
+            None
+        }
+        fn put(&self, _: String, _: std::sync::Arc<dyn std::any::Any + Send + Sync>) {}
+    }
+
+    /// One pass over `(id, memo)` parameters (map form): what it reused for each, and each
+    /// recorded as `value`.
+    fn pass(
+        store: &RunStore,
+        holder: &std::sync::Arc<dyn std::any::Any + Send + Sync>,
+        prefix: &str,
+        params: &[(&str, &NoMemo)],
+        value: u32,
+    ) -> Vec<Option<u32>> {
+        let body = json!({});
+        let params: Vec<Param> = params
+            .iter()
+            .map(|(id, memo)| Param {
+                id,
+                body: &body,
+                section: "inputs",
+                place: Place::Key(id),
+                memo: Some(*memo as &dyn ParamMemo),
+            })
+            .collect();
+        let weak = std::sync::Arc::downgrade(holder);
+        let prefix = prefix.to_string();
+        let mut runs = Runs::<u32>::start_in(store, Some(&weak), Some(&prefix), params.len());
+        let mut out = Vec::new();
+        for p in &params {
+            let reused = runs.reused(p);
+            out.push(reused);
+            runs.record(p, reused.unwrap_or(value));
+        }
+        runs.finish();
+        out
+    }
+
+    #[test]
+    fn a_run_gives_back_what_the_same_memo_at_the_same_place_had() {
+        type Held = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+        let store = std::sync::Mutex::new(Vec::new());
+        let memos: Vec<std::sync::Arc<NoMemo>> =
+            (0..4).map(|i| std::sync::Arc::new(NoMemo(i))).collect();
+        let (a, b, c, d) = (&*memos[0], &*memos[1], &*memos[2], &*memos[3]);
+        let holder: Held = std::sync::Arc::new(memos.clone());
+        assert_eq!(
+            pass(&store, &holder, "p", &[("a", a), ("b", b), ("c", c)], 1),
+            [None, None, None]
+        );
+        assert_eq!(
+            pass(&store, &holder, "p", &[("a", a), ("b", b), ("c", c)], 2),
+            [Some(1), Some(1), Some(1)]
+        );
+        // An entry inserted, one changed (a new memo), the others found past them.
+        assert_eq!(
+            pass(
+                &store,
+                &holder,
+                "p",
+                &[("a", a), ("x", d), ("b", b), ("c", d)],
+                3
+            ),
+            [Some(1), None, Some(1), None]
+        );
+        // The same memo under another id is another parameter.
+        assert_eq!(
+            pass(&store, &holder, "p", &[("b", a), ("a", b)], 4),
+            [None, None]
+        );
+        // Another prefix (surroundings, pass) has runs of its own.
+        assert_eq!(pass(&store, &holder, "q", &[("b", a)], 5), [None]);
+        assert_eq!(pass(&store, &holder, "p", &[("b", a)], 6), [Some(4)]);
+        // Once what held the last pass's memos is gone, nothing is taken from it.
+        let other: Held = std::sync::Arc::new(memos.clone());
+        drop(holder);
+        assert_eq!(pass(&store, &other, "p", &[("b", a)], 7), [None]);
+        assert_eq!(pass(&store, &other, "p", &[("b", a)], 8), [Some(7)]);
     }
 
     #[test]

@@ -56,14 +56,51 @@ impl ParamMemo for Memo {
     }
 }
 
+/// Whether the document names `$import` or `$include` anywhere: their targets are read from
+/// the whole document (a `#fragment` may name a node inside `inputs`) or from files, so its
+/// Tools are derived from the whole document's JSON, not from parts of it (the header without
+/// `inputs`, the inputs one by one). A large deferred `inputs` is read once per content, the
+/// rest of the text per version.
+pub(super) fn names_directives(model: &Model, process: &Process) -> bool {
+    let yaml = model.yaml();
+    let Some(text) = yaml.text() else {
+        return true;
+    };
+    let Some(part) = process.inputs_node.and_then(|n| yaml.deferred_part(n)) else {
+        return names_a_directive(text);
+    };
+    /// Whether the section's text names a directive, read once per section text.
+    struct Directives(bool);
+    let section = part.memo();
+    let (start, end) = (
+        part.span.start.min(text.len()),
+        part.span.end.min(text.len()),
+    );
+    // The memo's text covers the section's span (from its first line's start): a directive
+    // across either end lies whole in one of the three.
+    part.derived(|_, _| Directives(names_a_directive(&section.text)))
+        .0
+        || names_a_directive(&text[..start])
+        || names_a_directive(&text[end..])
+}
+
+/// Whether `text` names `$import` or `$include` (one pass over it).
+fn names_a_directive(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, b"$i").any(|i| {
+        let rest = &bytes[i + 2..];
+        rest.starts_with(b"mport") || rest.starts_with(b"nclude")
+    })
+}
+
 /// How many values the inputs may hold in all before the whole document's JSON (with its
 /// own budget) is left to decide.
 const MAX_VALUES: usize = 1_000_000;
 
 /// The derivation of a root process from its deferred inputs' entries; `None` when the
 /// document is not such a case: `inputs` not deferred entry by entry, repeated keys in it,
-/// an entry that is not a plain value with a JSON form, or `$import` / `$include` anywhere
-/// (their targets are read from the whole document or from files).
+/// an entry that is not a plain value with a JSON form. The caller has made sure that the
+/// document names no `$import` / `$include` ([`names_directives`]).
 pub(super) fn derive(
     model: &Model,
     process: &Process,
@@ -73,15 +110,10 @@ pub(super) fn derive(
     settings: &str,
 ) -> Option<(Derivation, ToolSchemas)> {
     let yaml = model.yaml();
-    let text = yaml.text()?;
     let inputs = process.inputs_node?;
     let part = yaml.deferred_part(inputs)?;
     let section = part.memo();
-    if section.view.deferred.is_empty()
-        || !section.errors.is_empty()
-        || text.contains("$import")
-        || text.contains("$include")
-    {
+    if section.view.deferred.is_empty() || !section.errors.is_empty() {
         return None;
     }
     let mut values = 0;
@@ -118,6 +150,8 @@ pub(super) fn derive(
         _ => return None,
     }
     let params = params_of_entries(&entries, "inputs");
+    let holder: crate::derive::Holder =
+        Arc::downgrade(&(section.clone() as Arc<dyn Any + Send + Sync>));
     let header = process.node.to_json_without(yaml, &["inputs"])?;
     Some(derive_process_parted(
         &header,
@@ -129,6 +163,7 @@ pub(super) fn derive(
         Some(GivenInputs {
             params: &params,
             settings,
+            holder: &holder,
         }),
     ))
 }

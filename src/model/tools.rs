@@ -348,7 +348,10 @@ fn derive_memoized(
             .json()
             .map(|r| derive_process(r, process, hint, context, location, opts))
     };
-    if !process.path.is_empty() || !crate::document::yaml::memo::enabled() {
+    if !process.path.is_empty()
+        || !crate::document::yaml::memo::enabled()
+        || super::split::names_directives(model, process)
+    {
         return full().map(|d| (d, None));
     }
     let Some(text) = yaml.text.clone() else {

@@ -56,12 +56,13 @@ impl ParamMemo for Memo {
     }
 }
 
-/// Whether the document names `$import` or `$include` anywhere: their targets are read from
-/// the whole document (a `#fragment` may name a node inside `inputs`) or from files, so its
-/// Tools are derived from the whole document's JSON, not from parts of it (the header without
-/// `inputs`, the inputs one by one). A large deferred `inputs` is read once per content, the
-/// rest of the text per version.
-pub(super) fn names_directives(model: &Model, process: &Process) -> bool {
+/// Whether the document names `$import` or `$include` outside a deferred `inputs` (anywhere,
+/// when `inputs` is not deferred). Their targets are read from the whole document (a
+/// `#fragment` may name a node inside `inputs`) or from files, so such a document's Tools are
+/// derived from the whole document's JSON, not from parts of it (the header without
+/// `inputs`, read per version when the inputs' schemas are memoized). [`derive`] checks the
+/// deferred entries themselves (each once per content) and their keys.
+pub(super) fn names_directives_around_inputs(model: &Model, process: &Process) -> bool {
     let yaml = model.yaml();
     let Some(text) = yaml.text() else {
         return true;
@@ -69,19 +70,13 @@ pub(super) fn names_directives(model: &Model, process: &Process) -> bool {
     let Some(part) = process.inputs_node.and_then(|n| yaml.deferred_part(n)) else {
         return names_a_directive(text);
     };
-    /// Whether the section's text names a directive, read once per section text.
-    struct Directives(bool);
-    let section = part.memo();
+    // The entries' memo texts cover the section's span from its first line's start: a
+    // directive across either end of it lies whole in an entry or outside.
     let (start, end) = (
         part.span.start.min(text.len()),
         part.span.end.min(text.len()),
     );
-    // The memo's text covers the section's span (from its first line's start): a directive
-    // across either end lies whole in one of the three.
-    part.derived(|_, _| Directives(names_a_directive(&section.text)))
-        .0
-        || names_a_directive(&text[..start])
-        || names_a_directive(&text[end..])
+    names_a_directive(&text[..start]) || names_a_directive(&text[end..])
 }
 
 /// Whether `text` names `$import` or `$include` (one pass over it).
@@ -99,8 +94,9 @@ const MAX_VALUES: usize = 1_000_000;
 
 /// The derivation of a root process from its deferred inputs' entries; `None` when the
 /// document is not such a case: `inputs` not deferred entry by entry, repeated keys in it,
-/// an entry that is not a plain value with a JSON form. The caller has made sure that the
-/// document names no `$import` / `$include` ([`names_directives`]).
+/// an entry that is not a plain value with a JSON form, or `$import` / `$include` in an entry
+/// or a key (the caller has checked the rest of the document:
+/// [`names_directives_around_inputs`]).
 pub(super) fn derive(
     model: &Model,
     process: &Process,
@@ -125,10 +121,18 @@ pub(super) fn derive(
         let memo = part.memo();
         let (json, nodes) = memo.json()?;
         values += 1 + nodes;
-        /// Whether an entry's JSON nests deeper than an input may, read once per entry.
-        struct TooDeep(bool);
-        let deep = part.derived(|_, _| TooDeep(crate::derive::nests_too_deep(json, 2)));
-        (values <= MAX_VALUES && !deep.0).then_some((json, &**memo as &dyn ParamMemo))
+        /// Whether an entry's JSON nests deeper than an input may, and whether its text names
+        /// a directive, read once per entry content.
+        struct Facts {
+            deep: bool,
+            directive: bool,
+        }
+        let facts = part.derived(|_, _| Facts {
+            deep: crate::derive::nests_too_deep(json, 2),
+            directive: names_a_directive(&memo.text),
+        });
+        (values <= MAX_VALUES && !facts.deep && !facts.directive)
+            .then_some((json, &**memo as &dyn ParamMemo))
     };
     let mut entries = Vec::new();
     match &section.node.kind {
@@ -137,6 +141,9 @@ pub(super) fn derive(
                 let Some(Resolved::Str(key)) = pair.key.resolve() else {
                     return None;
                 };
+                if names_a_directive(key) {
+                    return None;
+                }
                 let (json, memo) = entry(&pair.value)?;
                 entries.push((Some(key), json, Some(memo)));
             }

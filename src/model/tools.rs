@@ -350,7 +350,7 @@ fn derive_memoized(
     };
     if !process.path.is_empty()
         || !crate::document::yaml::memo::enabled()
-        || super::split::names_directives(model, process)
+        || super::split::names_directives_around_inputs(model, process)
     {
         return full().map(|d| (d, None));
     }

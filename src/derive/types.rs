@@ -633,8 +633,8 @@ impl<T> Run<T> {
     }
 }
 
-/// Where runs are kept: by prefix, each a `Run<T>` of its renderer's `T`.
-pub type RunStore = std::sync::Mutex<Vec<(String, Box<dyn std::any::Any + Send + Sync>)>>;
+/// Where runs are kept: by prefix, each a `Run<T>` of its renderer's `T` with its holder.
+pub type RunStore = std::sync::Mutex<Vec<(String, Holder, Box<dyn std::any::Any + Send + Sync>)>>;
 
 /// The runs kept: a few, for the passes of the documents derived last.
 static RUNS: RunStore = std::sync::Mutex::new(Vec::new());
@@ -690,8 +690,8 @@ impl<'s, T: Send + Sync + 'static> Runs<'s, T> {
         let last = {
             let mut runs = store.lock().unwrap_or_else(|p| p.into_inner());
             runs.iter()
-                .position(|(p, _)| p == prefix)
-                .map(|i| runs.remove(i).1)
+                .position(|(p, _, _)| p == prefix)
+                .map(|i| runs.remove(i).2)
         };
         let last = last
             .and_then(|run| run.downcast::<Run<T>>().ok())
@@ -754,8 +754,14 @@ impl<'s, T: Send + Sync + 'static> Runs<'s, T> {
             return;
         };
         let mut runs = self.store.lock().unwrap_or_else(|p| p.into_inner());
-        runs.retain(|(p, _)| *p != self.prefix);
-        runs.insert(0, (std::mem::take(&mut self.prefix), Box::new(next)));
+        // A run whose holder is gone can never be read again: dropped, so that runs keep
+        // nothing alive that the memos let go (the outputs of a large file the index read).
+        runs.retain(|(p, holder, _)| *p != self.prefix && holder.strong_count() > 0);
+        let holder = next.holder.clone();
+        runs.insert(
+            0,
+            (std::mem::take(&mut self.prefix), holder, Box::new(next)),
+        );
         runs.truncate(KEPT_RUNS);
     }
 }
@@ -1023,6 +1029,9 @@ mod tests {
         drop(holder);
         assert_eq!(pass(&store, &other, "p", &[("b", a)], 7), [None]);
         assert_eq!(pass(&store, &other, "p", &[("b", a)], 8), [Some(7)]);
+        // ... and the runs it held are dropped (`q`'s with it).
+        let prefixes: Vec<String> = store.lock().unwrap().iter().map(|r| r.0.clone()).collect();
+        assert_eq!(prefixes, ["p"]);
     }
 
     #[test]

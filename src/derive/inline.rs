@@ -102,22 +102,11 @@ impl Renderer<'_, '_> {
         let mut runs = types::Runs::<Rendered>::start(self.env, memo_prefix.as_ref(), params.len());
         for p in params {
             let name = local_name(p.id).to_string();
-            let key_of = |p: &Param| {
-                memo_prefix.as_ref().map(|prefix| {
-                    let mut key = String::with_capacity(prefix.len() + 64);
-                    key.push_str(prefix);
-                    types::push_param_key(&mut key, p);
-                    key
-                })
-            };
             let mut memo_key = None;
             // A memoized schema is the same as rendering it again here (rendering reads
             // `by_ref`, in the key, never what this pass found), unless it would cross the
             // node budget (then rendering aborts where it did).
-            let kept = runs.reused(p).or_else(|| {
-                memo_key = key_of(p);
-                types::memoized::<Rendered>(p, memo_key.as_ref()).map(|m| (*m).clone())
-            });
+            let kept = runs.kept(p, memo_prefix.as_ref(), &mut memo_key);
             if let Some(m) = kept
                 && self.nodes + m.nodes <= MAX_NODES
             {
@@ -131,7 +120,7 @@ impl Renderer<'_, '_> {
                 runs.record(p, m);
                 continue;
             }
-            let memo_key = memo_key.or_else(|| key_of(p));
+            let memo_key = memo_key.or_else(|| types::memo_key(memo_prefix.as_ref(), p));
             self.path = p.path();
             let (nodes, problems, found) = (self.nodes, self.problems.len(), self.found.clone());
             let (mut schema, optional) = match p.ty() {

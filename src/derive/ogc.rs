@@ -102,21 +102,10 @@ pub fn parameters_schema(
     let mut runs = types::Runs::<Rendered>::start(env, memo_prefix.as_ref(), params.len());
     for p in params {
         let k = property_key(p.id, doc_file, has_id);
-        let key_of = |p: &Param| {
-            memo_prefix.as_ref().map(|prefix| {
-                let mut key = String::with_capacity(prefix.len() + 64);
-                key.push_str(prefix);
-                types::push_param_key(&mut key, p);
-                key
-            })
-        };
         let mut memo_key = None;
         // A memoized schema is the same as rendering it again here, unless it would cross
         // the node budget (then rendering finds the same problems up to the same abort).
-        let kept = runs.reused(p).or_else(|| {
-            memo_key = key_of(p);
-            types::memoized::<Rendered>(p, memo_key.as_ref()).map(|m| (*m).clone())
-        });
+        let kept = runs.kept(p, memo_prefix.as_ref(), &mut memo_key);
         if let Some(m) = kept
             && r.nodes + m.nodes <= MAX_NODES
         {
@@ -126,7 +115,7 @@ pub fn parameters_schema(
             runs.record(p, m);
             continue;
         }
-        let memo_key = memo_key.or_else(|| key_of(p));
+        let memo_key = memo_key.or_else(|| types::memo_key(memo_prefix.as_ref(), p));
         r.path = p.path();
         let (nodes, found) = (r.nodes, r.problems.len());
         let process = Base {

@@ -739,6 +739,23 @@ impl<'s, T: Send + Sync + 'static> Runs<'s, T> {
         Some(value)
     }
 
+    /// What is kept for `p` under `prefix`: the last pass's output ([`Runs::reused`]), else
+    /// the one in its memo, whose key is then left in `key` (to store a rendering under).
+    pub fn kept(
+        &mut self,
+        p: &Param,
+        prefix: Option<&String>,
+        key: &mut Option<String>,
+    ) -> Option<T>
+    where
+        T: Clone,
+    {
+        self.reused(p).or_else(|| {
+            *key = memo_key(prefix, p);
+            memoized::<T>(p, key.as_ref()).map(|m| (*m).clone())
+        })
+    }
+
     /// Records what this pass used for `p` (rendered, found in its memo or reused).
     pub fn record(&mut self, p: &Param, value: T) {
         let (Some(next), Some(memo)) = (self.next.as_mut(), p.memo) else {
@@ -764,6 +781,16 @@ impl<'s, T: Send + Sync + 'static> Runs<'s, T> {
         );
         runs.truncate(KEPT_RUNS);
     }
+}
+
+/// The memo key of `p` under a renderer's `prefix` (`None`: not memoized).
+pub fn memo_key(prefix: Option<&String>, p: &Param) -> Option<String> {
+    prefix.map(|prefix| {
+        let mut key = String::with_capacity(prefix.len() + 64);
+        key.push_str(prefix);
+        push_param_key(&mut key, p);
+        key
+    })
 }
 
 /// A renderer's memoized output for `p` under `key` (its surroundings, see [`ParamMemo`]).

@@ -22,6 +22,7 @@ use crate::features;
 use crate::features::preview::{self, PREVIEW_COMMAND};
 use crate::model::Model;
 use crate::model::index::{IndexEntry, Stamp};
+use crate::model::workspace;
 
 // The preview code action has no kind: editors list kind-less actions in their code action
 // menu (VS Code's Ctrl+. shows no `source.*` action), and it edits nothing.
@@ -828,12 +829,33 @@ impl LanguageServer for Backend {
         params: DocumentDiagnosticParams,
     ) -> Result<DocumentDiagnosticReportResult> {
         let uri = params.text_document.uri;
-        let analysed = self.model(&uri).await?;
-        refresh_served(&self.state, &self.session, &uri).await;
+        let generation = self.generation();
+        let job = lock(&self.state)
+            .job(&uri, generation)
+            .ok_or_else(|| invalid_params(format!("unknown document: {}", uri.as_str())))?;
+        let key = job.key;
+        let analysed = analyse(&self.state, &self.session, job).await?;
+        let others = refresh_served(&self.state, &self.session, &uri).await;
         let encoding = self.encoding();
         let model = analysed.model;
-        let diags =
-            lock(&self.state).diagnostics(&uri, &model, analysed.cached.config_error.as_ref());
+        let names = workspace::served_names(&model, workspace::Scope::Diagnosed);
+        let (diags, affected) = {
+            let mut st = lock(&self.state);
+            // The names this answer counted are recorded with it, in the same lock: an index
+            // change after it finds this document among those to refresh (the worker may not
+            // have analysed this version yet).
+            let mut affected = Vec::new();
+            if st.version(&uri) == Some(key.0) {
+                affected = st.set_served(&uri, key, names);
+            }
+            affected.extend(others);
+            affected.retain(|o| *o != uri);
+            let diags = st.diagnostics(&uri, &model, analysed.cached.config_error.as_ref());
+            (diags, affected)
+        };
+        if !affected.is_empty() && self.features().diagnostic_refresh {
+            let _ = self.client.workspace_diagnostic_refresh().await;
+        }
         let lines = &model.snapshot.lines;
         Ok(DocumentDiagnosticReportResult::Report(
             DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {

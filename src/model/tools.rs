@@ -502,9 +502,10 @@ mod schema_memo {
     }
 
     /// At most this many entries, and beyond the two most recent no more than
-    /// `BUDGET_BYTES` of document text in their keys (each key keeps its version's text).
+    /// `BUDGET_BYTES` of document text in their keys (each key keeps its version's text), the
+    /// budget of the YAML memo.
     const CAPACITY: usize = 8;
-    const BUDGET_BYTES: usize = 8 << 20;
+    use crate::document::yaml::memo::BUDGET_BYTES;
     type Entry = (Key, Arc<Schemas>);
     static MEMO: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 

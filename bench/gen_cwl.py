@@ -23,6 +23,8 @@ Sidecar <out>.pos.json holds 0-based LSP positions:
                    input_default  a digit appended to / removed from the middle input's `default`
                    input_typing   a word typed letter by letter in that `doc`, then deleted at once
                                   (each text is new, so no content memo hits)
+                   input_name     `_raw` typed letter by letter at the end of the first input's
+                                  name (its key, near the top of `inputs`), then deleted
                    base_command   a char inserted / deleted in `baseCommand: [bigtool, align]`
                    base_command_typing  `ment` typed letter by letter after `align`, then deleted
                                   (outside `inputs`, every text new)
@@ -180,6 +182,7 @@ def main():
     if a.hints_at == "top":
         lines += hints_block(rng, pos, len(lines), n_inputs or 0)
     lines += ["inputs:"]
+    first_input = len(lines)
     i = 0
     with_default = []  # (first line, lines) of the inputs with a scalar `default` and a `doc` block
     while (i < n_inputs) if n_inputs else (len(lines) < a.lines - 50):
@@ -195,6 +198,9 @@ def main():
         d = next(k for k, x in enumerate(block) if x == "    doc: |") + 1
         pos["sites"]["input_doc"] = insert_delete(first + d, len(block[d]) // 2, "x", "input_doc")
         pos["sites"]["input_typing"] = typing(first + d, len(block[d]) // 2, "quickly ", "input_typing")
+    if i:  # renaming the first input: its key ends before the `:`
+        key = lines[first_input]
+        pos["sites"]["input_name"] = typing(first_input, len(key) - 1, "_raw", "input_name")
     n_inputs = i
     lines += ["outputs:", "  aligned:", "    type: File", "    format: edam:format_2572",
               "    secondaryFiles: [.bai]", "    outputBinding:", "      glob: \"*.bam\"",

@@ -56,7 +56,7 @@ RATIO_TARGET = 50.0      # yaml-language-server / ours, every size and edit site
 
 # Edit sites, in the order they are edited within one server process (see bench/gen_cwl.py),
 # and the report rows they produce (the `yaml` site gives two rows: its two edits differ).
-SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "input_typing", "base_command",
+SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "input_typing", "input_name", "base_command",
               "base_command_typing", "yaml")
 ROWS = (
     ("annotation", "annotation value `true`↔`trux`"),
@@ -64,6 +64,7 @@ ROWS = (
     ("input_doc", "an input's `doc`"),
     ("input_default", "an input's `default`"),
     ("input_typing", "a word typed in an input's `doc` (every text new)"),
+    ("input_name", "a word typed in the first input's name (every text new)"),
     ("base_command", "`baseCommand`"),
     ("base_command_typing", "a word typed in `baseCommand` (every text new)"),
     ("yaml_broken", "`]` deleted in `baseCommand` (YAML broken)"),

@@ -1,7 +1,8 @@
 //! The scoped paths give exactly what a full recomputation gives, at every edit site of the
 //! benchmark (`bench/run.py`): the annotation value (`true` ↔ `trux`), `useWhen` prose, an
 //! input's `doc` and `default`, a word typed letter by letter in that `doc` (every text new),
-//! a character typed in an input's name, `baseCommand` (a character, and a word typed letter by
+//! a character typed in an input's name, a word typed in the first input's name and a new
+//! input line before it, `baseCommand` (a character, and a word typed letter by
 //! letter), a symbol of a `SchemaDefRequirement` type an input uses, a `$namespaces` URI,
 //! `]` of `baseCommand` deleted then
 //! restored (YAML broken, then valid), and a line break typed near the top (every later row
@@ -136,6 +137,10 @@ fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
         "label: BigTool read aligner",
         "label: BigTool read aligner".len(),
     );
+    // The first input: its name (the key, near the top of `inputs`: the edit after which
+    // upstream tree-sitter lexed every later input again) and the line before it.
+    let first_input = at("\ninputs:\n", "\ninputs:\n".len());
+    let first_name_end = first_input + text[first_input..].find(':').unwrap();
     vec![
         (
             "annotation",
@@ -156,6 +161,11 @@ fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
         ("input_doc", ins_del(doc, "x")),
         ("input_typing", typing(doc, "quickly ")),
         ("input_name", ins_del(input + "reads_sample".len(), "x")),
+        ("first_input_name_typing", typing(first_name_end, "_raw")),
+        (
+            "new_first_input",
+            ins_del(first_input, "  added_first: string\n"),
+        ),
         ("input_default", ins_del(default, "7")),
         ("base_command", ins_del(base, "x")),
         // Outside `inputs`, every text new: the inputs' schemas do not depend on it.

@@ -17,6 +17,8 @@ use super::scalar::{decode_block, decode_double, decode_single, fold_plain};
 
 struct TreeBuilder<'t> {
     text: &'t str,
+    /// `text`, shared: what a large section's memo keeps as its key ([`memo::MemoText`]).
+    shared: &'t Arc<str>,
     anchors: HashMap<String, Node>,
     errors: Vec<SyntaxError>,
     documents: usize,
@@ -26,9 +28,11 @@ struct TreeBuilder<'t> {
     deferred: Vec<DeferredPart>,
 }
 
-pub(super) fn from_tree(text: &str, root: tree_sitter::Node) -> YamlDoc {
+pub(super) fn from_tree(shared: &Arc<str>, root: tree_sitter::Node) -> YamlDoc {
+    let text: &str = shared;
     let mut b = TreeBuilder {
         text,
+        shared,
         anchors: HashMap::new(),
         errors: Vec::new(),
         documents: 0,
@@ -211,6 +215,16 @@ impl<'t> TreeBuilder<'t> {
         self.deferred_node(span, memo)
     }
 
+    /// The key of a section's memo: `key`, a part of this builder's text.
+    fn memo_text(&self, key: &str) -> memo::MemoText {
+        let start = key.as_ptr() as usize - self.text.as_ptr() as usize;
+        debug_assert!(
+            start + key.len() <= self.text.len(),
+            "a key outside the text"
+        );
+        memo::MemoText::of(self.shared, start..start + key.len())
+    }
+
     /// The node standing for a deferred subtree, its errors and parts added to the document's.
     fn deferred_node(&mut self, span: std::ops::Range<usize>, memo: Arc<memo::Memo>) -> Node {
         self.deferred.reserve(1 + memo.view.deferred.len());
@@ -233,6 +247,7 @@ impl<'t> TreeBuilder<'t> {
     fn nested(&self) -> TreeBuilder<'t> {
         TreeBuilder {
             text: self.text,
+            shared: self.shared,
             anchors: HashMap::new(),
             errors: Vec::new(),
             documents: 0,
@@ -280,7 +295,7 @@ impl<'t> TreeBuilder<'t> {
         let Some(c) = block_content(v) else {
             let node = sub.node(v, depth);
             return memo::Memo::new(
-                key.into(),
+                self.memo_text(key),
                 node.shifted_back(start),
                 shifted_back(sub.errors, start),
                 Vec::new(),
@@ -327,7 +342,7 @@ impl<'t> TreeBuilder<'t> {
             }
         };
         let mut m = memo::Memo::new(
-            key.into(),
+            self.memo_text(key),
             Node::new(span, kind).shifted_back(start),
             shifted_back(sub.errors, start),
             out.parts,
@@ -483,7 +498,7 @@ impl<'t> TreeBuilder<'t> {
             return None;
         }
         recent.clear();
-        let mut spare = Spare::of(memo::take_spare(key.len()));
+        let mut spare = Spare::of(memo::take_spare(&self.memo_text(key)));
         let mid = middle.counts(sub.errors.len());
         let after = |old: usize, suf: usize, pre: usize, mid: usize| old - suf + pre + mid;
         let end = memo::Counts {
@@ -606,7 +621,7 @@ impl<'t> TreeBuilder<'t> {
                 ..w.get()
             })
         });
-        let mut m = memo::Memo::new(key.into(), node, errors, parts, 0);
+        let mut m = memo::Memo::new(self.memo_text(key), node, errors, parts, 0);
         m.layout = Some(memo::Layout {
             list,
             lead,
@@ -696,7 +711,7 @@ impl<'t> TreeBuilder<'t> {
             let mut sub = self.nested();
             let node = sub.node(v, depth);
             Arc::new(memo::Memo::new(
-                text.into(),
+                memo::MemoText::copied(text),
                 node.shifted_back(span.start),
                 shifted_back(sub.errors, span.start),
                 Vec::new(),

@@ -18,7 +18,8 @@ pub const MIN_BYTES: usize = 16 * 1024;
 /// Entries kept (least recently used dropped first): at most this many...
 const CAPACITY: usize = 32;
 /// ...and, beyond the two most recent (the version being edited and the one before it), no
-/// more than this much memoized text in all: each entry holds its subtree and JSON, about ten
+/// more than this much text kept alive in all (a document text its sections share counted
+/// once, [`MemoText`]): each entry holds its subtree and JSON, about ten
 /// times its text, and typing in a 50,000-line tool's `inputs` makes one entry per keystroke.
 /// A 50,000-line tool's `inputs` (2.3 MB) keeps the two most recent only: a third, kept by
 /// the 8 MB budget before, cost 2.3 MB of text and its section's lists (about 6 MB of peak
@@ -27,12 +28,76 @@ const CAPACITY: usize = 32;
 /// its keys' document texts to the same budget.
 pub const BUDGET_BYTES: usize = 4 << 20;
 
+/// A memo's key text: a range of the document text its section was built from, shared with
+/// that version (a section of at least half the document: a large tool's `inputs`, which held
+/// a 2.3 MB copy per kept version), or a copy of its own (smaller sections and the entries,
+/// which outlive many versions and would otherwise keep a whole old text alive).
+pub struct MemoText {
+    whole: Arc<str>,
+    range: Range<usize>,
+}
+
+impl MemoText {
+    /// `text[range]`, sharing `text` when the range is at least half of it.
+    pub fn of(text: &Arc<str>, range: Range<usize>) -> MemoText {
+        if range.len() * 2 >= text.len() {
+            MemoText {
+                whole: text.clone(),
+                range,
+            }
+        } else {
+            MemoText::copied(&text[range])
+        }
+    }
+
+    pub fn copied(text: &str) -> MemoText {
+        MemoText {
+            whole: Arc::from(text),
+            range: 0..text.len(),
+        }
+    }
+}
+
+impl std::ops::Deref for MemoText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.whole[self.range.clone()]
+    }
+}
+
+impl std::fmt::Debug for MemoText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl PartialEq for MemoText {
+    fn eq(&self, other: &MemoText) -> bool {
+        **self == **other
+    }
+}
+
+/// The bytes each of `texts` keeps alive that no text before it keeps (memos of one version
+/// share its text): what the budget counts.
+fn pinned<'a>(texts: impl Iterator<Item = &'a MemoText>) -> impl Iterator<Item = usize> {
+    let mut seen: Vec<*const u8> = Vec::new();
+    texts.map(move |t| {
+        let p = t.whole.as_ptr();
+        if seen.contains(&p) {
+            0
+        } else {
+            seen.push(p);
+            t.whole.len()
+        }
+    })
+}
+
 #[derive(Debug)]
 pub struct Memo {
     /// The key: the subtree's text from the start of its first line to the end of the blank
     /// lines after it, all the text its build reads (a block scalar's indentation and trailing
     /// blank lines).
-    pub text: Arc<str>,
+    pub text: MemoText,
     /// The subtree, with spans relative to its start; its [`Kind::Deferred`](super::Kind)
     /// nodes index `view`'s parts.
     pub node: Node,
@@ -101,7 +166,7 @@ pub(super) struct Slot {
 
 impl Memo {
     pub fn new(
-        text: Arc<str>,
+        text: MemoText,
         node: Node,
         errors: Vec<SyntaxError>,
         parts: Vec<DeferredPart>,
@@ -165,18 +230,18 @@ pub fn store(m: Memo) -> Arc<Memo> {
     let m = Arc::new(m);
     let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
     memo.insert(0, m.clone());
-    let kept = kept(memo.iter().map(|e| e.text.len()), BUDGET_BYTES, CAPACITY);
+    let kept = kept(pinned(memo.iter().map(|e| &e.text)), BUDGET_BYTES, CAPACITY);
     memo.truncate(kept);
     m
 }
 
-/// A section memo that storing one of `incoming` bytes would drop (among the least recently
+/// A section memo that storing one keyed by `incoming` would drop (among the least recently
 /// used) and that nothing else holds, taken out of the memo: the section built now reuses its
 /// buffers (its keys' strings, its lists), saving as many allocations and frees as it has
 /// entries on every keystroke in a large `inputs`.
-pub(super) fn take_spare(incoming: usize) -> Option<Memo> {
+pub(super) fn take_spare(incoming: &MemoText) -> Option<Memo> {
     let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
-    let sizes = std::iter::once(incoming).chain(memo.iter().map(|m| m.text.len()));
+    let sizes = pinned(std::iter::once(incoming).chain(memo.iter().map(|m| &m.text)));
     let dropped = kept(sizes, BUDGET_BYTES, CAPACITY).saturating_sub(1);
     let i = (dropped..memo.len()).rev().find(|&i| {
         memo[i].layout.is_some()
@@ -270,7 +335,29 @@ impl DeferredPart {
 
 #[cfg(test)]
 mod tests {
-    use super::kept;
+    use super::{MemoText, kept, pinned};
+    use std::sync::Arc;
+
+    /// A section of at least half the document shares the document's text (no copy per
+    /// version), a smaller one copies its own; the budget counts a shared text once.
+    #[test]
+    fn a_large_section_shares_the_text_and_is_counted_once() {
+        let doc: Arc<str> = Arc::from("inputs:\n  a: string\n  b: File\nid: x\n");
+        let inputs = MemoText::of(&doc, 0..doc.len() - 6);
+        let small = MemoText::of(&doc, doc.len() - 6..doc.len());
+        assert_eq!(&*inputs, &doc[..doc.len() - 6]);
+        assert_eq!(&*small, "id: x\n");
+        assert_eq!(
+            Arc::strong_count(&doc),
+            2,
+            "the large section shares, the small copies"
+        );
+        let outputs = MemoText::of(&doc, 8..doc.len());
+        let other: Arc<str> = Arc::from(&*doc);
+        let next = MemoText::of(&other, 0..other.len());
+        let sizes: Vec<usize> = pinned([&inputs, &small, &outputs, &next].into_iter()).collect();
+        assert_eq!(sizes, vec![doc.len(), 6, 0, other.len()]);
+    }
 
     #[test]
     fn the_memo_keeps_two_entries_then_what_fits_the_budget() {

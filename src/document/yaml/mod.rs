@@ -59,13 +59,13 @@ impl YamlDoc {
             match libyaml::events(text) {
                 Ok(events) => return from_events(text, &events),
                 Err(err) => {
-                    let mut doc = from_tree(text, root);
+                    let mut doc = from_tree(&snapshot.text, root);
                     doc.errors = error_regions(text, root, &err);
                     return doc;
                 }
             }
         }
-        from_tree(text, root)
+        from_tree(&snapshot.text, root)
     }
 
     /// Parses a standalone text (CLI, tests) without an incremental tree.

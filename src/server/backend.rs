@@ -844,12 +844,7 @@ impl LanguageServer for Backend {
             // The names this answer counted are recorded with it, in the same lock: an index
             // change after it finds this document among those to refresh (the worker may not
             // have analysed this version yet).
-            let mut affected = Vec::new();
-            if st.version(&uri) == Some(key.0) {
-                affected = st.set_served(&uri, key, names);
-            }
-            affected.extend(others);
-            affected.retain(|o| *o != uri);
+            let affected = st.served_by_analysis(&uri, key, names, others);
             let diags = st.diagnostics(&uri, &model, analysed.cached.config_error.as_ref());
             (diags, affected)
         };

@@ -97,10 +97,7 @@ pub async fn run_job(
         if st.version(&uri) != Some(key.0) {
             return; // superseded: the newer version is already queued
         }
-        let mut affected = st.set_served(&uri, key, names);
-        affected.extend(others.into_iter().filter(|o| *o != uri));
-        affected.sort_by(|a, b| a.as_str().cmp(b.as_str()));
-        affected.dedup();
+        let affected = st.served_by_analysis(&uri, key, names, others);
         for other in &affected {
             st.published.remove(other);
             st.dirty.insert(other.clone());

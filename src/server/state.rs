@@ -196,6 +196,28 @@ impl State {
         out
     }
 
+    /// What an analysis of `uri` at `key` changes for the other open documents, whichever
+    /// surface ran it (the diagnostics worker, a pulled diagnostic): the names it serves are
+    /// recorded while that version is current, and `others` (documents whose names
+    /// [`refresh_served`](super::scheduler::refresh_served) brought up to date meanwhile) added.
+    pub fn served_by_analysis(
+        &mut self,
+        uri: &Uri,
+        key: (i32, u64),
+        names: Vec<ServedName>,
+        others: Vec<Uri>,
+    ) -> Vec<Uri> {
+        let mut affected = if self.version(uri) == Some(key.0) {
+            self.set_served(uri, key, names)
+        } else {
+            Vec::new()
+        };
+        affected.extend(others.into_iter().filter(|o| o != uri));
+        affected.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        affected.dedup();
+        affected
+    }
+
     fn set_served_names(&mut self, uri: &Uri, key: (i32, u64), names: Vec<ServedName>) -> Vec<Uri> {
         self.served_at.insert(uri.clone(), key);
         let old = self

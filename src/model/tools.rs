@@ -431,6 +431,7 @@ mod schema_memo {
     use serde_json::Value;
 
     use crate::derive::{Problem, ToolSchemas};
+    use crate::document::yaml::memo::BUDGET_BYTES;
     use crate::model::clients::Found;
 
     /// The Tool fields a memo holds.
@@ -505,7 +506,6 @@ mod schema_memo {
     /// `BUDGET_BYTES` of document text in their keys (each key keeps its version's text), the
     /// budget of the YAML memo.
     const CAPACITY: usize = 8;
-    use crate::document::yaml::memo::BUDGET_BYTES;
     type Entry = (Key, Arc<Schemas>);
     static MEMO: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 

@@ -498,7 +498,8 @@ impl<'t> TreeBuilder<'t> {
             return None;
         }
         recent.clear();
-        let mut spare = Spare::of(memo::take_spare(&self.memo_text(key)));
+        let key_text = self.memo_text(key);
+        let mut spare = Spare::of(memo::take_spare(&key_text));
         let mid = middle.counts(sub.errors.len());
         let after = |old: usize, suf: usize, pre: usize, mid: usize| old - suf + pre + mid;
         let end = memo::Counts {
@@ -621,7 +622,7 @@ impl<'t> TreeBuilder<'t> {
                 ..w.get()
             })
         });
-        let mut m = memo::Memo::new(self.memo_text(key), node, errors, parts, 0);
+        let mut m = memo::Memo::new(key_text, node, errors, parts, 0);
         m.layout = Some(memo::Layout {
             list,
             lead,

@@ -56,8 +56,8 @@ RATIO_TARGET = 50.0      # yaml-language-server / ours, every size and edit site
 
 # Edit sites, in the order they are edited within one server process (see bench/gen_cwl.py),
 # and the report rows they produce (the `yaml` site gives two rows: its two edits differ).
-SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "input_typing", "input_name", "base_command",
-              "base_command_typing", "yaml")
+SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "input_typing", "input_name",
+              "base_command", "base_command_typing", "yaml")
 ROWS = (
     ("annotation", "annotation value `true`↔`trux`"),
     ("use_when", "`useWhen` prose"),

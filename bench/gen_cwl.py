@@ -29,6 +29,8 @@ Sidecar <out>.pos.json holds 0-based LSP positions:
                    base_command_typing  `ment` typed letter by letter after `align`, then deleted
                                   (outside `inputs`, every text new)
                    yaml           `]` of `baseCommand` deleted (YAML broken), then restored
+                   input_break    a space typed at the start of the middle input's `type:` line
+                                  (YAML broken inside `inputs`), then deleted
 --hints-at top puts requirements/hints before inputs (common style);
 --hints-at bottom (default) puts them after outputs (worst case for servers
 that do per-request work proportional to offset).
@@ -198,6 +200,9 @@ def main():
         d = next(k for k, x in enumerate(block) if x == "    doc: |") + 1
         pos["sites"]["input_doc"] = insert_delete(first + d, len(block[d]) // 2, "x", "input_doc")
         pos["sites"]["input_typing"] = typing(first + d, len(block[d]) // 2, "quickly ", "input_typing")
+        t = next(k for k, x in enumerate(block) if x.startswith("    type: "))
+        pos["sites"]["input_break"] = [edit(first + t, 0, first + t, 0, " ", "input_broken"),
+                                       edit(first + t, 0, first + t, 1, "", "input_restored")]
     if i:  # renaming the first input: its key ends before the `:`
         key = lines[first_input]
         pos["sites"]["input_name"] = typing(first_input, len(key) - 1, "_raw", "input_name")

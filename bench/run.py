@@ -57,7 +57,7 @@ RATIO_TARGET = 50.0      # yaml-language-server / ours, every size and edit site
 # Edit sites, in the order they are edited within one server process (see bench/gen_cwl.py),
 # and the report rows they produce (the `yaml` site gives two rows: its two edits differ).
 SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "input_typing", "input_name",
-              "base_command", "base_command_typing", "yaml")
+              "base_command", "base_command_typing", "yaml", "input_break")
 ROWS = (
     ("annotation", "annotation value `true`↔`trux`"),
     ("use_when", "`useWhen` prose"),
@@ -69,6 +69,8 @@ ROWS = (
     ("base_command_typing", "a word typed in `baseCommand` (every text new)"),
     ("yaml_broken", "`]` deleted in `baseCommand` (YAML broken)"),
     ("yaml_restored", "`]` restored (YAML valid again)"),
+    ("input_broken", "a space typed at the start of an input's `type:` line (YAML broken in `inputs`)"),
+    ("input_restored", "that space deleted (YAML valid again)"),
 )
 
 

@@ -685,10 +685,11 @@ fn outside_inputs(text: &str) -> Vec<std::ops::Range<usize>> {
     vec![0..start, end..text.len()]
 }
 
-/// Breaks a small top-level block beside the large `inputs` (the tree `document::settle`
-/// defines), sometimes types in `inputs` or in another small block while it is broken, then
-/// restores it; after every step the tree and the diagnostics equal a fresh snapshot's.
-fn run_breaks_beside(name: &str, text: &str, seed: u64, steps: usize) -> usize {
+/// Breaks a small top-level block beside the large `inputs`, or (`inside`) one of its inputs
+/// (the tree `document::settle` defines), sometimes types in `inputs` or in another small
+/// block while it is broken, then restores it; after every step the tree and the diagnostics
+/// equal a fresh snapshot's.
+fn run_breaks(name: &str, text: &str, seed: u64, steps: usize, inside: bool) -> usize {
     let mut rng = Rng::new(seed);
     let mut s = Stepper::new(name, text, seed, usize::MAX);
     let mut broken_steps = 0;
@@ -711,7 +712,20 @@ fn run_breaks_beside(name: &str, text: &str, seed: u64, steps: usize) -> usize {
             Encoding::Utf16
         };
         let before = s.expected.clone();
-        let Some(off) = outside(&mut rng, &before) else {
+        let off = if inside {
+            let (a, b) = (
+                outside_inputs(&before)[0].end,
+                outside_inputs(&before)[1].start,
+            );
+            let mut o = a + 1 + rng.below(b - a - 1);
+            while !is_position_offset(&before, o) {
+                o += 1;
+            }
+            Some(o)
+        } else {
+            outside(&mut rng, &before)
+        };
+        let Some(off) = off else {
             continue;
         };
         let frag = rng.pick(BREAKERS);
@@ -763,10 +777,32 @@ fn a_break_beside_a_large_block_gives_the_tree_of_its_text() {
         outside_inputs(&text)[1].start - outside_inputs(&text)[0].end > 8 * 1024,
         "inputs is a large block"
     );
-    let broken = run_breaks_beside("mixed tool", &text, seed, steps);
+    let broken = run_breaks("mixed tool", &text, seed, steps, false);
     let crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
-    let broken_crlf = run_breaks_beside("mixed tool, CRLF", &crlf, seed ^ 0x5eed, steps / 2);
+    let broken_crlf = run_breaks("mixed tool, CRLF", &crlf, seed ^ 0x5eed, steps / 2, false);
     // Many steps are made while the YAML is broken beside `inputs`.
+    assert!(
+        broken + broken_crlf > steps / 10,
+        "{broken} + {broken_crlf} broken steps"
+    );
+}
+
+/// The same inside the large `inputs`: a break in one input, typing elsewhere while it is
+/// broken, then the break undone (the tree is parsed again from the last error-free one).
+#[test]
+fn a_break_inside_a_large_block_gives_the_tree_of_its_text() {
+    let steps = (steps() / 4).max(200);
+    let seed = seed() ^ 0x0175_01de;
+    let text = mixed_tool();
+    let broken = run_breaks("mixed tool, inside", &text, seed, steps, true);
+    let crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
+    let broken_crlf = run_breaks(
+        "mixed tool, CRLF, inside",
+        &crlf,
+        seed ^ 0x5eed,
+        steps / 2,
+        true,
+    );
     assert!(
         broken + broken_crlf > steps / 10,
         "{broken} + {broken_crlf} broken steps"

@@ -5,8 +5,9 @@
 //! input line before it, `baseCommand` (a character, and a word typed letter by
 //! letter), a symbol of a `SchemaDefRequirement` type an input uses, a `$namespaces` URI,
 //! `]` of `baseCommand` deleted then
-//! restored (YAML broken, then valid), and a line break typed near the top (every later row
-//! moves); with the hint near the top and at the end, under both profiles.
+//! restored (YAML broken, then valid), a space typed at the start of an input's line then
+//! deleted (YAML broken inside `inputs`, then valid), and a line break typed near the top
+//! (every later row moves); with the hint near the top and at the end, under both profiles.
 //!
 //! Each edit goes through `Document::apply_changes` (incremental reparse with the
 //! position-independent scanner state, the content-keyed memos of `inputs` and of the schemas),
@@ -189,6 +190,12 @@ fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
             ],
         ),
         ("line_break_near_the_top", ins_del(label_end, "\n")),
+        // A space at the start of the line below the middle input's key: the YAML is broken
+        // inside `inputs` (settled around the other inputs), then valid again.
+        (
+            "yaml_broken_in_inputs",
+            ins_del(input + text[input..].find('\n').unwrap() + 1, " "),
+        ),
     ]
 }
 

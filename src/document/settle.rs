@@ -10,36 +10,60 @@
 //!
 //! 1. split the text into top-level blocks (a block starts at a line whose first byte begins
 //!    a key: not a space, tab, line break, `#` or `-`; see [`blocks`]);
-//! 2. `S` = the blocks smaller than [`KEPT_BLOCK`] whose own text, parsed alone, has an error
-//!    (memoized by that text);
-//! 3. `T'` = the text with every byte of the blocks in `S` after the colon of its key, but
-//!    the line breaks, made a space (same length, same rows and columns; a block in `S`
-//!    whose first line has no `key:` means the fresh parse). The key is kept because
-//!    tree-sitter-yaml reparses the whole top-level mapping after any change in the first
-//!    column of a top-level line (72–115 ms at 50,000 lines, against 0.1 ms for its value);
-//! 4. if the parse of `T'` has an error, the tree is the fresh parse of the text; otherwise it
+//! 2. split every block of at least [`KEPT_BLOCK`] bytes whose key has no value on its own
+//!    line (a nested mapping or sequence follows) into its entries, the same way one level
+//!    down ([`entries`]: lines at the indentation of its first entry that begin a key, or `-`
+//!    items), and so on while an entry is that large; other large blocks are kept whole;
+//! 3. `S` = the blocks and entries smaller than [`KEPT_BLOCK`] whose own text, parsed alone,
+//!    has an error (memoized by a hash of that text);
+//! 4. `T'` = the text with every byte of the blocks in `S` after the colon of its key (after
+//!    the `-` of an item), but the line breaks, made a space (same length, same rows and
+//!    columns; a block in `S` whose first line has no `key:` means the fresh parse). The key
+//!    is kept because tree-sitter-yaml reparses the whole mapping after any change in the
+//!    first column of one of its keys (72–115 ms at 50,000 lines for a top-level key, against
+//!    0.1 ms for its value);
+//! 5. if the parse of `T'` has an error, the tree is the fresh parse of the text; otherwise it
 //!    is the parse of the text reusing the tree of `T'`, with the blocks of `S` edited back.
 //!
 //! Each step depends on the text only. The tree of `T'` has no error, and an error-free tree
 //! reached incrementally is the tree of a fresh parse (`tests/differential_edits.rs` checks it
-//! node by node after every step), so `T'`'s tree is reached from whatever tree is at hand
-//! (the editor's incremental tree, or the fresh parse when a broken file is opened), and only
-//! the broken blocks are parsed again. The same tests compare the document's tree after every
-//! edit with [`super::Snapshot::parse`] of its text, which runs this same definition.
+//! node by node after every step), so `T'`'s tree is reached from whatever tree is at hand:
+//! the last error-free tree of the document (`Document` keeps it while the text is broken:
+//! the tree of a broken text is a poor base, tree-sitter lexes most of the text again when it
+//! reuses a tree whose error recovery flattened the rest of the document), or the fresh parse
+//! when a broken file is opened; only the broken blocks are parsed again. The same tests
+//! compare the document's tree after every edit with [`super::Snapshot::parse`] of its text,
+//! which runs this same definition.
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::ops::Range;
 
 use tree_sitter::{InputEdit, Parser, Point, Tree};
 
-/// Blocks at least this large are kept as parsed (never blanked, never parsed alone); a text
-/// with none is parsed fresh when broken (it is small, or has no large section to reuse).
+/// Blocks at least this large are kept as parsed or split into their entries (never blanked,
+/// never parsed alone); a text with none is parsed fresh when broken (it is small, or has no
+/// large section to reuse).
 pub const KEPT_BLOCK: usize = 8 * 1024;
 
-/// At most this many block texts keep their verdict (parsed alone: error or not).
-const VERDICTS: usize = 64;
+/// Verdicts (parsed alone: error or not) kept per generation; two generations are kept, so a
+/// 50,000-line tool's 2,000 inputs keep theirs between keystrokes.
+const VERDICTS: usize = 16 * 1024;
+
+/// The verdicts of block texts by a 64-bit hash of the text: this generation's, the last's.
+#[derive(Default)]
+struct Verdicts {
+    now: HashMap<u64, bool>,
+    last: HashMap<u64, bool>,
+}
 
 thread_local! {
-    static VERDICT: RefCell<Vec<(Box<str>, bool)>> = const { RefCell::new(Vec::new()) };
+    static VERDICT: RefCell<Verdicts> = RefCell::new(Verdicts::default());
+}
+
+/// The hash verdicts are kept by (fixed seed: the same text has the same hash in every thread).
+fn text_hash(text: &str) -> u64 {
+    foldhash::quality::FixedState::with_seed(0x005e_771e).hash_one(text.as_bytes())
 }
 
 /// Whether `tree` is not a whole, error-free parse of `text`: it has an error, or it stops
@@ -52,59 +76,127 @@ pub fn is_broken(tree: &Tree, text: &[u8]) -> bool {
             .is_some_and(|rest| rest.iter().any(|b| !b.is_ascii_whitespace()))
 }
 
-/// One top-level block: its bytes and the points of its ends.
+/// One block: its bytes and the points of its ends, and how its value starts.
 #[derive(Clone, Debug, PartialEq)]
 struct Block {
     bytes: Range<usize>,
     start: Point,
     end: Point,
+    /// `Some(column)` for a sequence item: its `-` is at that column of its first line.
+    dash: Option<usize>,
 }
 
-/// The top-level blocks of `text`, in order. The bytes before the first block (comments, a
-/// `#!` line) belong to none.
-fn blocks(text: &str) -> Vec<Block> {
+/// Whether the line starting at `at` begins an entry at column `indent`: `indent` spaces, then
+/// a `-` item (`dash`) or the first byte of a key (not a space, tab, line break, `#` or `-`).
+fn starts_entry(bytes: &[u8], at: usize, indent: usize, dash: bool) -> bool {
+    let Some(line) = bytes.get(at..) else {
+        return false;
+    };
+    if line.len() <= indent || line[..indent].iter().any(|&b| b != b' ') {
+        return false;
+    }
+    if dash {
+        line[indent] == b'-'
+            && line
+                .get(indent + 1)
+                .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+    } else {
+        !matches!(line[indent], b' ' | b'\t' | b'\r' | b'\n' | b'#' | b'-')
+    }
+}
+
+/// The blocks of `range` of `text` (starting at row `row`, at a line start) that begin at
+/// lines [`starts_entry`] accepts, in order; the bytes before the first belong to none.
+fn split(text: &str, range: Range<usize>, row: usize, indent: usize, dash: bool) -> Vec<Block> {
     let bytes = text.as_bytes();
     let mut starts: Vec<(usize, usize)> = Vec::new();
-    let mut row = 0;
-    let mut line_start = 0;
-    let mut lines = memchr::memchr_iter(b'\n', bytes);
+    let mut row = row;
+    let mut line_start = range.start;
+    let mut lines = memchr::memchr_iter(b'\n', &bytes[range.clone()]);
     loop {
-        if let Some(&b) = bytes.get(line_start)
-            && !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'#' | b'-')
-        {
+        if line_start < range.end && starts_entry(&bytes[..range.end], line_start, indent, dash) {
             starts.push((line_start, row));
         }
         match lines.next() {
             Some(i) => {
-                line_start = i + 1;
+                line_start = range.start + i + 1;
                 row += 1;
             }
             None => break,
         }
     }
-    let end_point = Point::new(row, bytes.len() - line_start);
+    let end_point = Point::new(row, range.end - line_start);
     let mut out = Vec::with_capacity(starts.len());
     for (i, &(start, start_row)) in starts.iter().enumerate() {
         let (end_byte, end) = match starts.get(i + 1) {
             Some(&(next, next_row)) => (next, Point::new(next_row, 0)),
-            None => (bytes.len(), end_point),
+            None => (range.end, end_point),
         };
         out.push(Block {
             bytes: start..end_byte,
             start: Point::new(start_row, 0),
             end,
+            dash: dash.then_some(indent),
         });
     }
     out
 }
 
-/// Whether `block`, parsed alone, has an error (memoized by its text).
+/// The top-level blocks of `text`, in order. The bytes before the first block (comments, a
+/// `#!` line) belong to none.
+fn blocks(text: &str) -> Vec<Block> {
+    split(text, 0..text.len(), 0, 0, false)
+}
+
+/// The entries of a large keyed `block` whose key has no value on its line (a comment
+/// aside): the lines at the indentation of its first entry that begin a key, or `-` items
+/// if the first entry is one; `None` for another block (an item, a scalar, a flow
+/// collection), which is kept whole.
+fn entries(text: &str, block: &Block) -> Option<Vec<Block>> {
+    if block.dash.is_some() {
+        return None;
+    }
+    let value = value_of(text, block)?;
+    let bytes = text.as_bytes();
+    let first_line_end = memchr::memchr(b'\n', &bytes[value.start_byte..block.bytes.end])
+        .map(|i| value.start_byte + i + 1)?;
+    let rest = &text[value.start_byte..first_line_end].trim();
+    if !rest.is_empty() && !rest.starts_with('#') {
+        return None;
+    }
+    let own = bytes[block.bytes.start..]
+        .iter()
+        .take_while(|&&b| b == b' ')
+        .count();
+    // The first line after the key that is not blank or a comment.
+    let mut at = first_line_end;
+    while at < block.bytes.end {
+        let line_end = memchr::memchr(b'\n', &bytes[at..block.bytes.end])
+            .map_or(block.bytes.end, |i| at + i + 1);
+        let line = &bytes[at..line_end];
+        let indent = line.iter().take_while(|&&b| b == b' ').count();
+        match line.get(indent) {
+            None | Some(b'\r' | b'\n' | b'#') => at = line_end,
+            Some(_) => {
+                let dash = starts_entry(bytes, at, indent, true);
+                if indent < own || (indent == own && !dash) {
+                    return None;
+                }
+                let row = block.start.row
+                    + memchr::memchr_iter(b'\n', &bytes[block.bytes.start..at]).count();
+                return Some(split(text, at..block.bytes.end, row, indent, dash));
+            }
+        }
+    }
+    None
+}
+
+/// Whether `block`, parsed alone, has an error (memoized by its text's hash).
 fn broken_alone(block: &str, parser: &mut Parser) -> bool {
+    let hash = text_hash(block);
     if let Some(verdict) = VERDICT.with(|v| {
-        v.borrow()
-            .iter()
-            .find(|(t, _)| **t == *block)
-            .map(|(_, verdict)| *verdict)
+        let v = v.borrow();
+        v.now.get(&hash).or_else(|| v.last.get(&hash)).copied()
     }) {
         return verdict;
     }
@@ -113,25 +205,29 @@ fn broken_alone(block: &str, parser: &mut Parser) -> bool {
         .is_none_or(|tree| is_broken(&tree, block.as_bytes()));
     VERDICT.with(|v| {
         let mut v = v.borrow_mut();
-        if v.len() >= VERDICTS {
-            v.remove(0);
+        if v.now.len() >= VERDICTS {
+            v.last = std::mem::take(&mut v.now);
         }
-        v.push((block.into(), verdict));
+        v.now.insert(hash, verdict);
     });
     verdict
 }
 
 /// The part of `block` after the colon of its key (`key:` then a space, a tab, a line break
-/// or the end), as the edit that changes those bytes in place; `None` without such a key.
+/// or the end), or after the `-` of an item, as the edit that changes those bytes in place;
+/// `None` for a keyed block without such a key.
 fn value_of(text: &str, block: &Block) -> Option<InputEdit> {
     let bytes = &text.as_bytes()[block.bytes.clone()];
     let line = &bytes[..memchr::memchr(b'\n', bytes).unwrap_or(bytes.len())];
-    let colon = (0..line.len()).find(|&i| {
-        line[i] == b':'
-            && line
-                .get(i + 1)
-                .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\r'))
-    })?;
+    let colon = match block.dash {
+        Some(dash) => dash,
+        None => (0..line.len()).find(|&i| {
+            line[i] == b':'
+                && line
+                    .get(i + 1)
+                    .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\r'))
+        })?,
+    };
     let start = block.bytes.start + colon + 1;
     Some(InputEdit {
         start_byte: start,
@@ -143,18 +239,105 @@ fn value_of(text: &str, block: &Block) -> Option<InputEdit> {
     })
 }
 
-/// The tree of the broken `text` as the module doc defines it, from `tree` (any tree of
-/// `text`: incremental or fresh); `None` where the definition says the fresh parse.
-pub fn settle(text: &str, tree: &Tree, parser: &mut Parser) -> Option<Tree> {
+/// Adds to `out` the values to blank of `block` and, for a large one, of its entries (step 3
+/// of the module doc); `None` where the definition says the fresh parse.
+fn blanks(text: &str, block: &Block, parser: &mut Parser, out: &mut Vec<InputEdit>) -> Option<()> {
+    if block.bytes.len() < KEPT_BLOCK {
+        if broken_alone(&text[block.bytes.clone()], parser) {
+            out.push(value_of(text, block)?);
+        }
+        return Some(());
+    }
+    for entry in entries(text, block).unwrap_or_default() {
+        blanks(text, &entry, parser, out)?;
+    }
+    Some(())
+}
+
+/// The point of `byte` in `text`, as tree-sitter counts them (rows end at `\n`).
+fn point_at(text: &[u8], byte: usize) -> Point {
+    let before = &text[..byte];
+    let row = memchr::memchr_iter(b'\n', before).count();
+    let column = byte - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    Point::new(row, column)
+}
+
+/// The one edit that turns `old` into `new`: their common prefix and suffix kept, at
+/// character boundaries; `None` when they are equal.
+pub fn difference(old: &str, new: &str) -> Option<InputEdit> {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let n = a.len().min(b.len());
+    let mut prefix = 0;
+    while prefix + 64 <= n && a[prefix..prefix + 64] == b[prefix..prefix + 64] {
+        prefix += 64;
+    }
+    while prefix < n && a[prefix] == b[prefix] {
+        prefix += 1;
+    }
+    if prefix == n && a.len() == b.len() {
+        return None;
+    }
+    while !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let room = n - prefix;
+    let mut suffix = 0;
+    while suffix + 64 <= room
+        && a[a.len() - suffix - 64..a.len() - suffix] == b[b.len() - suffix - 64..b.len() - suffix]
+    {
+        suffix += 64;
+    }
+    while suffix < room && a[a.len() - suffix - 1] == b[b.len() - suffix - 1] {
+        suffix += 1;
+    }
+    while !new.is_char_boundary(b.len() - suffix) {
+        suffix -= 1;
+    }
+    let (old_end, new_end) = (a.len() - suffix, b.len() - suffix);
+    let start_position = point_at(b, prefix);
+    let end_of = |text: &[u8], end: usize| {
+        let middle = &text[prefix..end];
+        match memchr::memrchr(b'\n', middle) {
+            Some(last) => Point::new(
+                start_position.row + memchr::memchr_iter(b'\n', middle).count(),
+                end - (prefix + last + 1),
+            ),
+            None => Point::new(start_position.row, start_position.column + (end - prefix)),
+        }
+    };
+    Some(InputEdit {
+        start_byte: prefix,
+        old_end_byte: old_end,
+        new_end_byte: new_end,
+        start_position,
+        old_end_position: end_of(a, old_end),
+        new_end_position: end_of(b, new_end),
+    })
+}
+
+/// `tree`, a tree of `tree_text`, edited (a copy) to stand for `text`.
+pub fn edited_to(tree: &Tree, tree_text: &str, text: &str) -> Tree {
+    let mut tree = tree.clone();
+    if !std::ptr::eq(tree_text, text)
+        && let Some(edit) = difference(tree_text, text)
+    {
+        tree.edit(&edit);
+    }
+    tree
+}
+
+/// The tree of the broken `text` as the module doc defines it, from `base`: any tree and its
+/// text (the document's last error-free tree, or a tree of `text` itself); `None` where the
+/// definition says the fresh parse.
+pub fn settle(text: &str, base: (&Tree, &str), parser: &mut Parser) -> Option<Tree> {
     let all = blocks(text);
     if !all.iter().any(|b| b.bytes.len() >= KEPT_BLOCK) {
         return None;
     }
-    let blanked: Vec<InputEdit> = all
-        .iter()
-        .filter(|b| b.bytes.len() < KEPT_BLOCK && broken_alone(&text[b.bytes.clone()], parser))
-        .map(|b| value_of(text, b))
-        .collect::<Option<_>>()?;
+    let mut blanked = Vec::new();
+    for block in &all {
+        blanks(text, block, parser, &mut blanked)?;
+    }
     if blanked.is_empty() {
         return None;
     }
@@ -166,18 +349,18 @@ pub fn settle(text: &str, tree: &Tree, parser: &mut Parser) -> Option<Tree> {
             }
         }
     }
-    let mut base = tree.clone();
+    let mut tree = edited_to(base.0, base.1, text);
     for edit in &blanked {
-        base.edit(edit);
+        tree.edit(edit);
     }
-    let mut base = parser.parse(&valid, Some(&base))?;
-    if is_broken(&base, &valid) {
+    let mut tree = parser.parse(&valid, Some(&tree))?;
+    if is_broken(&tree, &valid) {
         return None;
     }
     for edit in &blanked {
-        base.edit(edit);
+        tree.edit(edit);
     }
-    parser.parse(text, Some(&base))
+    parser.parse(text, Some(&tree))
 }
 
 #[cfg(test)]
@@ -240,7 +423,7 @@ mod tests {
         let mut parser = grammar::parser();
         let fresh = parser.parse(&text, None).unwrap();
         assert!(is_broken(&fresh, text.as_bytes()));
-        let settled = settle(&text, &fresh, &mut parser).expect("settled");
+        let settled = settle(&text, (&fresh, &text), &mut parser).expect("settled");
         assert!(settled.root_node().has_error());
         // The kept block is parsed as in a valid document: its mapping holds no error.
         let root = settled.root_node();
@@ -265,7 +448,7 @@ mod tests {
             new_end_position: Point::new(1, 22),
         });
         let incremental = parser.parse(&text, Some(&edited)).unwrap();
-        let again = settle(&text, &incremental, &mut parser).expect("settled");
+        let again = settle(&text, (&incremental, &text), &mut parser).expect("settled");
         assert_eq!(again.root_node().to_sexp(), settled.root_node().to_sexp());
     }
 
@@ -275,11 +458,119 @@ mod tests {
         // No large block.
         let small = "a: [1\nb: 2\n";
         let tree = parser.parse(small, None).unwrap();
-        assert!(settle(small, &tree, &mut parser).is_none());
-        // The break is inside the large block.
-        let text = format!("a: 1\n{}", big_inputs(400).replace("in_7:", "in_7: ["));
+        assert!(settle(small, (&tree, small), &mut parser).is_none());
+        // A break in the key of a large block: the blank text is broken too.
+        let text = format!("a: 1\n{}", big_inputs(400).replace("inputs:", "inputs: ["));
         let tree = parser.parse(&text, None).unwrap();
         assert!(is_broken(&tree, text.as_bytes()));
-        assert!(settle(&text, &tree, &mut parser).is_none());
+        assert!(settle(&text, (&tree, &text), &mut parser).is_none());
+        // A large block whose value is a scalar is kept whole: nothing to blank.
+        let text = format!("a: [1\nb: |\n{}", "  line: of prose\n".repeat(600));
+        let tree = parser.parse(&text, None).unwrap();
+        assert!(is_broken(&tree, text.as_bytes()));
+        assert!(entries(&text, &blocks(&text)[1]).is_none());
+    }
+
+    /// The entries of a large block: its keys at the indentation of the first, or its `-`
+    /// items; the comment and blank lines before the first belong to none.
+    #[test]
+    fn a_large_block_splits_into_its_entries() {
+        let text = "inputs:  # the inputs\n\n  # first\n  a:\n    type: string\n  b: [1]\n\
+                    # a comment at column 0 inside\n  c: 2\nsteps:\n- x: 1\n  y: 2\n-\n- z\n";
+        let all = blocks(text);
+        let names = |v: Vec<Block>| -> Vec<String> {
+            v.iter()
+                .map(|b| text[b.bytes.clone()].to_string())
+                .collect()
+        };
+        assert_eq!(
+            names(entries(text, &all[0]).unwrap()),
+            [
+                "  a:\n    type: string\n",
+                "  b: [1]\n# a comment at column 0 inside\n",
+                "  c: 2\n"
+            ]
+        );
+        let items = entries(text, &all[1]).unwrap();
+        assert_eq!(names(items.clone()), ["- x: 1\n  y: 2\n", "-\n", "- z\n"]);
+        assert_eq!(items[0].start, Point::new(9, 0));
+        assert_eq!(items[2].end, Point::new(13, 0));
+        // An item's value starts after its `-`; an item is not split further.
+        let edit = value_of(text, &items[0]).unwrap();
+        assert_eq!(&text[edit.start_byte..edit.old_end_byte], " x: 1\n  y: 2\n");
+        assert_eq!(edit.start_position, Point::new(9, 1));
+        assert!(entries(text, &items[0]).is_none());
+        // Entries are split again at their own indentation.
+        let a = &entries(text, &all[0]).unwrap()[0];
+        assert_eq!(names(entries(text, a).unwrap()), ["    type: string\n"]);
+        // A key with a value on its line is not split.
+        assert!(entries("a: 1\n  b: 2\n", &blocks("a: 1\n  b: 2\n")[0]).is_none());
+    }
+
+    /// A break inside the large block: its entry is parsed again around the others, from the
+    /// fresh parse, from an incremental tree and from the tree of the text before the break
+    /// (the document's last error-free tree), with the same tree; from the last, only the
+    /// broken entry is lexed again.
+    #[test]
+    fn a_break_inside_a_large_block_is_parsed_again_around_its_other_entries() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let valid = format!("cwlVersion: v1.2\n{}outputs: {{}}\n", big_inputs(400));
+        // A space typed at the start of an input's first line below its key.
+        let at = valid.find("  in_7:\n").unwrap() + 8;
+        let text = format!("{} {}", &valid[..at], &valid[at..]);
+        let mut parser = grammar::parser();
+        let fresh = parser.parse(&text, None).unwrap();
+        assert!(is_broken(&fresh, text.as_bytes()));
+        let settled = settle(&text, (&fresh, &text), &mut parser).expect("settled");
+        assert!(settled.root_node().has_error());
+        let good = parser.parse(&valid, None).unwrap();
+        let lexed = Arc::new(AtomicUsize::new(0));
+        let counter = lexed.clone();
+        parser.set_logger(Some(Box::new(move |_, message: &str| {
+            if message.starts_with("lexed_lookahead") {
+                counter.fetch_add(1, Ordering::Relaxed);
+            }
+        })));
+        let from_good = settle(&text, (&good, &valid), &mut parser).expect("settled");
+        parser.set_logger(None);
+        assert!(
+            lexed.load(Ordering::Relaxed) < 100,
+            "{} tokens lexed",
+            lexed.load(Ordering::Relaxed)
+        );
+        assert_eq!(
+            from_good.root_node().to_sexp(),
+            settled.root_node().to_sexp()
+        );
+        let mut incremental = good.clone();
+        incremental.edit(&difference(&valid, &text).unwrap());
+        let incremental = parser.parse(&text, Some(&incremental)).unwrap();
+        let again = settle(&text, (&incremental, &text), &mut parser).expect("settled");
+        assert_eq!(again.root_node().to_sexp(), settled.root_node().to_sexp());
+    }
+
+    #[test]
+    fn the_difference_of_two_texts_is_one_edit_with_their_points() {
+        assert!(difference("same", "same").is_none());
+        let e = difference("a\nbc\nd", "a\nbXYc\nd").unwrap();
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (3, 3, 5));
+        assert_eq!(e.start_position, Point::new(1, 1));
+        assert_eq!(e.new_end_position, Point::new(1, 3));
+        let e = difference("a\nb\nc\nd", "a\nd").unwrap();
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (2, 6, 2));
+        assert_eq!(e.old_end_position, Point::new(3, 0));
+        assert_eq!(e.new_end_position, Point::new(1, 0));
+        // At character boundaries: é and è share their first byte.
+        let e = difference("xé", "xè").unwrap();
+        assert_eq!((e.start_byte, e.old_end_byte), (1, 3));
+        // Long texts (the 64-byte steps) and a change at either end.
+        let long = "line of text\n".repeat(100);
+        let e = difference(&long, &format!("{long}x")).unwrap();
+        assert_eq!((e.start_byte, e.new_end_byte), (long.len(), long.len() + 1));
+        assert_eq!(e.start_position, Point::new(100, 0));
+        let e = difference(&long, &format!("x{long}")).unwrap();
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (0, 0, 1));
+        assert_eq!(e.new_end_position, Point::new(0, 1));
     }
 }

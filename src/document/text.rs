@@ -6,7 +6,7 @@ use tree_sitter::{InputEdit, Tree};
 
 use super::grammar;
 use super::position::{Encoding, LineIndex, OutOfRange, Position, has_lone_cr};
-use super::settle::{is_broken, settle};
+use super::settle::{edited_to, is_broken, settle};
 
 /// One change of `textDocument/didChange`: a range (or the whole text) and its replacement.
 #[derive(Clone, Debug)]
@@ -50,40 +50,17 @@ fn parse_full(text: &str) -> Tree {
     let tree = parser
         .parse(text, None)
         .expect("parsing without a timeout or cancellation flag returns a tree");
-    defined_tree(text, tree, true, &mut parser, || {})
+    defined_tree(text, tree, &mut parser)
 }
 
-/// The tree `text` defines (SPEC §9), given `tree`, a parse of `text` (`fresh`: parsed from
-/// scratch, else incrementally): `tree` itself when it covers the text without an error, else
-/// the tree [`settle`] defines where it can, else the fresh parse (`tree` itself when it is
-/// one). tree-sitter's error recovery can take another path when it reuses an old tree than on
-/// a fresh parse of the same text (found by tests/differential_edits.rs, reproduced with plain
-/// tree-sitter in tests/robust_incremental.rs), and incrementally it can return a tree without
-/// errors that stops before the end of the text (seed 777, step 22031 of the same test): so an
-/// incremental tree is kept only when whole and error-free. `before_fresh_parse` runs once
-/// `tree` is dropped, before a fresh parse, so that the caller can free what holds older trees
-/// first (with them alive the parse peaked at one tree more, about 40 MB at 50,000 lines).
-fn defined_tree(
-    text: &str,
-    tree: Tree,
-    fresh: bool,
-    parser: &mut tree_sitter::Parser,
-    before_fresh_parse: impl FnOnce(),
-) -> Tree {
+/// The tree `text` defines (SPEC §9), given `tree`, its fresh parse: `tree` itself when it
+/// covers the text without an error, else the tree [`settle`] defines where it can, else
+/// `tree`. [`Document`] computes the same from an incremental parse.
+fn defined_tree(text: &str, tree: Tree, parser: &mut tree_sitter::Parser) -> Tree {
     if !is_broken(&tree, text.as_bytes()) {
         return tree;
     }
-    if let Some(settled) = settle(text, &tree, parser) {
-        return settled;
-    }
-    if fresh {
-        return tree;
-    }
-    drop(tree);
-    before_fresh_parse();
-    parser
-        .parse(text.as_bytes(), None)
-        .expect("parsing without a timeout returns a tree")
+    settle(text, (&tree, text), parser).unwrap_or(tree)
 }
 
 /// Texts at least this large have their parses kept by [`keeping_parses`].
@@ -136,6 +113,12 @@ pub struct Document {
     tree: Tree,
     version: i32,
     lone_cr: bool,
+    /// While `tree` is broken (see [`is_broken`]): the last error-free tree of this document
+    /// and its text, from which the next version is parsed. A tree with errors is a poor base:
+    /// where tree-sitter's error recovery flattened the rest of the document, reusing it lexes
+    /// almost all of the text again (undoing a space typed at the start of an input's line:
+    /// 113 ms at 50,000 lines). The trees share most of their nodes.
+    good: Option<(Tree, Arc<str>)>,
 }
 
 impl Document {
@@ -147,6 +130,7 @@ impl Document {
             text: Arc::from(text),
             tree,
             version,
+            good: None,
         }
     }
 
@@ -206,6 +190,10 @@ impl Document {
                 rope.insert(ca, &change.text);
             }
         }
+        // The base of the next parse if this version's tree is the last error-free one.
+        if self.good.is_none() && !is_broken(&self.tree, self.text.as_bytes()) {
+            self.good = Some((self.tree.clone(), self.text.clone()));
+        }
         // The text being edited; `None` while it is still `self.text`.
         let mut edited: Option<Arc<str>> = None;
         let base = self.text.clone();
@@ -214,6 +202,7 @@ impl Document {
                 None => {
                     let text: Arc<str> = Arc::from(change.text.as_str());
                     self.rope = Rope::from_str(&text);
+                    self.good = None;
                     self.tree = parse_full(&text);
                     self.lone_cr = has_lone_cr(&text);
                     edited = Some(text);
@@ -268,22 +257,53 @@ impl Document {
         self.reparse_then(|| {});
     }
 
+    /// The incremental parse of the text, from the last error-free tree while the text is
+    /// broken, else from the edited tree; then, as [`defined_tree`] for a fresh parse, the
+    /// tree the text defines (SPEC §9): that parse when it covers the text without an error,
+    /// else the tree [`settle`] defines, else a fresh parse. tree-sitter's error recovery can
+    /// take another path when it reuses an old tree than on a fresh parse of the same text
+    /// (found by tests/differential_edits.rs, reproduced with plain tree-sitter in
+    /// tests/robust_incremental.rs), and incrementally it can return a tree without errors
+    /// that stops before the end of the text (seed 777, step 22031 of the same test): so an
+    /// incremental tree is kept only when whole and error-free. `before_fresh_parse` runs
+    /// once the old trees are dropped, before a fresh parse, so that the caller can free what
+    /// holds older trees first (with them alive the parse peaked at one tree more, about
+    /// 40 MB at 50,000 lines).
     fn reparse_then(&mut self, before_fresh_parse: impl FnOnce()) {
         let mut parser = grammar::parser();
-        let tree = parser
-            .parse(self.text.as_bytes(), Some(&self.tree))
-            .expect("parsing without a timeout returns a tree");
         let text = self.text.clone();
-        let old = &mut self.tree;
-        let tree = defined_tree(&text, tree, false, &mut parser, || {
-            // The old tree is not needed for a fresh parse: free it first (an empty parse
-            // stands in).
-            *old = grammar::parser()
-                .parse("", None)
-                .expect("parsing without a timeout returns a tree");
-            before_fresh_parse();
-        });
-        self.tree = tree;
+        let good = self.good.take();
+        let tree = match &good {
+            Some((good, good_text)) => {
+                parser.parse(text.as_bytes(), Some(&edited_to(good, good_text, &text)))
+            }
+            None => parser.parse(text.as_bytes(), Some(&self.tree)),
+        }
+        .expect("parsing without a timeout returns a tree");
+        if !is_broken(&tree, text.as_bytes()) {
+            self.tree = tree;
+            return;
+        }
+        let base = match &good {
+            Some((good, good_text)) => (good, &**good_text),
+            None => (&tree, &*text),
+        };
+        if let Some(settled) = settle(&text, base, &mut parser) {
+            self.tree = settled;
+            // Still broken: the next version is parsed from the same error-free tree.
+            self.good = good;
+            return;
+        }
+        // The old trees are not needed for a fresh parse: free them first (an empty parse
+        // stands in for the document's).
+        drop((tree, good));
+        self.tree = grammar::parser()
+            .parse("", None)
+            .expect("parsing without a timeout returns a tree");
+        before_fresh_parse();
+        self.tree = parser
+            .parse(text.as_bytes(), None)
+            .expect("parsing without a timeout returns a tree");
     }
 
     /// The current version, sharing the text (no copy).

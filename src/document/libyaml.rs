@@ -70,9 +70,24 @@ pub const MAX_NESTING: usize = 1_000;
 /// Reads every event of `text`, or the first error.
 pub fn events(text: &str) -> Result<Vec<Event>, ParseError> {
     let mut out = Vec::new();
+    // SAFETY: `read` hands over a live event, initialised by libyaml.
+    read(text, |event| out.push(unsafe { convert(event) }))?;
+    Ok(out)
+}
+
+/// Whether libyaml accepts `text`, or its first error: what [`events`] would return, without
+/// copying the events out (a document libyaml rejects, the usual case when it is asked, is
+/// read up to its error and no further, and nothing of it is kept).
+pub fn verdict(text: &str) -> Result<(), ParseError> {
+    read(text, |_| {})
+}
+
+/// Reads the events of `text` in order, handing each to `each`, up to the stream's end or the
+/// first error (nesting deeper than [`MAX_NESTING`] is one).
+fn read(text: &str, mut each: impl FnMut(&unsafe_sys::yaml_event_t)) -> Result<(), ParseError> {
     let mut depth = 0usize;
     // SAFETY: the parser is initialised before use and deleted before returning; the input
-    // slice outlives the parser; each event is deleted after it was copied out.
+    // slice outlives the parser; each event is deleted after `each` has read it.
     unsafe {
         let mut parser = Box::new(std::mem::MaybeUninit::<unsafe_sys::yaml_parser_t>::uninit());
         let parser = addr_of_mut!(*parser.as_mut_ptr());
@@ -91,28 +106,32 @@ pub fn events(text: &str) -> Result<Vec<Event>, ParseError> {
             if unsafe_sys::yaml_parser_parse(parser, event).fail {
                 break Err(parse_error(parser));
             }
-            let converted = convert(&*event);
-            unsafe_sys::yaml_event_delete(event);
-            match converted.kind {
-                EventKind::SequenceStart { .. } | EventKind::MappingStart { .. } => depth += 1,
-                EventKind::SequenceEnd | EventKind::MappingEnd => depth = depth.saturating_sub(1),
+            let (kind, start) = ((*event).type_, (*event).start_mark.index as usize);
+            match kind {
+                unsafe_sys::YAML_SEQUENCE_START_EVENT | unsafe_sys::YAML_MAPPING_START_EVENT => {
+                    depth += 1
+                }
+                unsafe_sys::YAML_SEQUENCE_END_EVENT | unsafe_sys::YAML_MAPPING_END_EVENT => {
+                    depth = depth.saturating_sub(1)
+                }
                 _ => {}
             }
             if depth > MAX_NESTING {
+                unsafe_sys::yaml_event_delete(event);
                 break Err(ParseError {
                     message: format!("collections nested more than {MAX_NESTING} levels deep"),
-                    offset: converted.start,
+                    offset: start,
                     context_offset: None,
                 });
             }
-            let done = matches!(converted.kind, EventKind::StreamEnd);
-            out.push(converted);
-            if done {
+            each(&*event);
+            unsafe_sys::yaml_event_delete(event);
+            if kind == unsafe_sys::YAML_STREAM_END_EVENT {
                 break Ok(());
             }
         };
         unsafe_sys::yaml_parser_delete(parser);
-        result.map(|()| out)
+        result
     }
 }
 
@@ -235,5 +254,31 @@ mod tests {
         // The shape of genome__analysis-workflows/.../star_fusion_detect.cwl (SPEC §2).
         let text = "arguments:\n  - valueFrom: '${\n    return 1;\n  }'\n";
         assert!(events(text).is_ok());
+    }
+
+    /// The verdict alone is what reading every event says: the same acceptance, the same
+    /// first error (message, offset, context), nesting too deep included.
+    #[test]
+    fn the_verdict_is_what_the_events_say() {
+        let deep = format!(
+            "{}1{}",
+            "[".repeat(MAX_NESTING + 1),
+            "]".repeat(MAX_NESTING + 1)
+        );
+        let texts = [
+            "a: b: c\n",
+            "arguments:\n  - valueFrom: '${\n    return 1;\n  }'\n",
+            "inputs:\n  a:\n    type: int\n      position: 1\n   b: 2\n",
+            "title: [unclosed\nlabel: after\n",
+            "key: \"unclosed\n",
+            "a: 1\n---\nb: 2\n",
+            "",
+            &deep,
+        ];
+        for text in texts {
+            assert_eq!(verdict(text), events(text).map(|_| ()), "{text:?}");
+        }
+        assert!(verdict(&deep).unwrap_err().message.contains("nested"));
+        assert!(verdict("a: b: c\n").is_err() && verdict("a: 1\n").is_ok());
     }
 }

@@ -26,6 +26,69 @@ struct TreeBuilder<'t> {
     /// `None` when nothing may be deferred (anchors anywhere, or a nested build).
     defer_in: Option<usize>,
     deferred: Vec<DeferredPart>,
+    /// Where the pairs an ERROR node holds may find their values' memos (the root builder of
+    /// a document that may defer, [`TreeBuilder::salvaged`]); read on first use.
+    salvage: Option<Salvage>,
+}
+
+/// The entries of the recently memoized sections, by the hash of their text: a document
+/// broken inside a large `inputs` is recovered by tree-sitter as a flat ERROR node holding
+/// the section's entries as pairs, whose values are these entries' texts unchanged.
+#[derive(Default)]
+struct Salvage {
+    read: bool,
+    sections: Vec<(Arc<memo::Memo>, Arc<EntryIndex>)>,
+}
+
+/// A section's entries by the hash of their memo text (kept with the section's memo).
+struct EntryIndex(HashMap<u64, Vec<u32>>);
+
+impl EntryIndex {
+    /// The index of `section`, built once per section memo.
+    fn of(section: &memo::Memo) -> Arc<EntryIndex> {
+        let lock = || section.derived.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = crate::base::held_of::<EntryIndex>(&lock()) {
+            return found;
+        }
+        let mut index: HashMap<u64, Vec<u32>> = HashMap::new();
+        for (i, part) in section.view.deferred.iter().enumerate() {
+            index
+                .entry(text_hash(&part.memo().text))
+                .or_default()
+                .push(i as u32);
+        }
+        let made = Arc::new(EntryIndex(index));
+        let mut held = lock();
+        if let Some(found) = crate::base::held_of::<EntryIndex>(&held) {
+            return found;
+        }
+        held.push(made.clone());
+        made
+    }
+}
+
+impl Salvage {
+    /// The memo of an entry of a recent section whose text is `text`.
+    fn find(&mut self, text: &str) -> Option<Arc<memo::Memo>> {
+        if !self.read {
+            self.read = true;
+            self.sections = memo::recent_sections()
+                .into_iter()
+                .filter(|s| s.layout.is_some())
+                .map(|s| {
+                    let index = EntryIndex::of(&s);
+                    (s, index)
+                })
+                .collect();
+        }
+        let h = text_hash(text);
+        self.sections.iter().find_map(|(section, index)| {
+            index.0.get(&h)?.iter().find_map(|&i| {
+                let memo = section.view.deferred.get(i as usize)?.memo();
+                (*memo.text == *text).then(|| memo.clone())
+            })
+        })
+    }
 }
 
 pub(super) fn from_tree(shared: &Arc<str>, root: tree_sitter::Node) -> YamlDoc {
@@ -38,9 +101,13 @@ pub(super) fn from_tree(shared: &Arc<str>, root: tree_sitter::Node) -> YamlDoc {
         documents: 0,
         defer_in: None,
         deferred: Vec::new(),
+        salvage: None,
     };
     // Anchors inside a deferred subtree would be invisible to aliases outside it.
     let may_defer = !has_ampersand(text) && memo::enabled();
+    if may_defer && root.has_error() {
+        b.salvage = Some(Salvage::default());
+    }
     let mut first = None;
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
@@ -253,6 +320,7 @@ impl<'t> TreeBuilder<'t> {
             documents: 0,
             defer_in: None,
             deferred: Vec::new(),
+            salvage: None,
         }
     }
 
@@ -738,6 +806,12 @@ impl<'t> TreeBuilder<'t> {
         let mut cursor = n.walk();
         for child in n.named_children(&mut cursor) {
             match child.kind() {
+                "block_mapping_pair" if self.salvage.is_some() => {
+                    match self.salvaged(child, depth) {
+                        Some(pair) => pairs.push(pair),
+                        None => self.collect_pair(child, &mut pairs, depth),
+                    }
+                }
                 "block_mapping_pair" | "flow_pair" => self.collect_pair(child, &mut pairs, depth),
                 "block_node" | "flow_node" | "block_mapping" => {
                     let inner = self.node(child, depth + 1);
@@ -753,6 +827,33 @@ impl<'t> TreeBuilder<'t> {
         } else {
             Node::new(span, Kind::Map { pairs, flow: false })
         }
+    }
+
+    /// A pair an ERROR node holds whose value's text is an entry of a recently memoized
+    /// section (the other inputs of an `inputs` broken in one of them): its value deferred to
+    /// that entry's memo, as in the section, instead of built again. The value tree reads the
+    /// same through [`YamlDoc::deref`] and the JSON form; `None` for any other pair.
+    fn salvaged(&mut self, child: tree_sitter::Node, depth: usize) -> Option<Pair> {
+        let v = child.child_by_field_name("value")?;
+        if v.has_error() {
+            return None;
+        }
+        let span = v.start_byte()..v.end_byte();
+        let text = &self.text[memo_key(self.text, &span)];
+        let memo = self.salvage.as_mut()?.find(text)?;
+        let key = match child.child_by_field_name("key") {
+            Some(k) => self.node(k, depth + 1),
+            None => Node::empty(child.start_byte()),
+        };
+        self.errors.extend(memo.errors.iter().map(|e| SyntaxError {
+            span: e.span.start + span.start..e.span.end + span.start,
+            message: e.message.clone(),
+        }));
+        self.deferred.push(DeferredPart::new(span.clone(), memo, 0));
+        Some(Pair {
+            key,
+            value: Node::new(span, Kind::Deferred(self.deferred.len() - 1)),
+        })
     }
 
     fn collect_pair(&mut self, child: tree_sitter::Node, pairs: &mut Vec<Pair>, depth: usize) {
@@ -895,6 +996,12 @@ thread_local! {
 }
 
 /// The hash a mapping key is counted by ([`memo::Layout::keys`]).
+/// A hash of an entry's text, for [`EntryIndex`] (fast on long texts).
+fn text_hash(text: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::quality::FixedState::with_seed(0x5a1_7a9e).hash_one(text.as_bytes())
+}
+
 fn hash_key(key: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();

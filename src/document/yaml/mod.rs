@@ -56,7 +56,9 @@ impl YamlDoc {
         let text: &str = &snapshot.text;
         let root = snapshot.tree.root_node();
         if root.has_error() {
-            match libyaml::events(text) {
+            // The verdict first: a document libyaml rejects (the usual case here) is read up
+            // to its error without its events copied out.
+            match libyaml::verdict(text).and_then(|()| libyaml::events(text)) {
                 Ok(events) => return from_events(text, &events),
                 Err(err) => {
                     let mut doc = from_tree(&snapshot.text, root);

@@ -6,7 +6,7 @@ use tree_sitter::{InputEdit, Tree};
 
 use super::grammar;
 use super::position::{Encoding, LineIndex, OutOfRange, Position, has_lone_cr};
-use super::settle::{edited_to, is_broken, settle};
+use super::settle::{VerdictScope, edited_to, is_broken, settle};
 
 /// One change of `textDocument/didChange`: a range (or the whole text) and its replacement.
 #[derive(Clone, Debug)]
@@ -22,17 +22,20 @@ pub struct Snapshot {
     pub tree: Tree,
     pub lines: LineIndex,
     pub version: i32,
+    /// Where libyaml can be asked about the text, when its tree is a settled broken one
+    /// ([`VerdictScope`]).
+    pub scope: Option<Arc<VerdictScope>>,
 }
 
 impl Snapshot {
     /// Parses `text` from scratch (kept for a document opened with the same text while
     /// [`keeping_parses`] runs).
     pub fn parse(text: &str, version: i32) -> Snapshot {
-        let tree = parse_full(text);
+        let (tree, scope) = parse_defined(text);
         let text: Arc<str> = Arc::from(text);
         if text.len() >= KEEP_MIN_BYTES && KEEPING.with(|k| k.get()) {
             let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-            kept.insert(0, (text.clone(), tree.clone()));
+            kept.insert(0, (text.clone(), (tree.clone(), scope.clone())));
             kept.truncate(KEEP_MAX);
         }
         Snapshot {
@@ -40,12 +43,23 @@ impl Snapshot {
             text,
             tree,
             version,
+            scope,
         }
     }
 }
 
+/// A tree and, for a settled broken text, where libyaml can be asked about it.
+type Defined = (Tree, Option<Arc<VerdictScope>>);
+
 /// The tree of `text` parsed from scratch, as every path must have it (SPEC §9).
+#[cfg(test)]
 fn parse_full(text: &str) -> Tree {
+    parse_defined(text).0
+}
+
+/// The tree of `text` parsed from scratch, as every path must have it (SPEC §9), and its
+/// scope.
+fn parse_defined(text: &str) -> Defined {
     let mut parser = grammar::parser();
     let tree = parser
         .parse(text, None)
@@ -56,11 +70,14 @@ fn parse_full(text: &str) -> Tree {
 /// The tree `text` defines (SPEC §9), given `tree`, its fresh parse: `tree` itself when it
 /// covers the text without an error, else the tree [`settle`] defines where it can, else
 /// `tree`. [`Document`] computes the same from an incremental parse.
-fn defined_tree(text: &str, tree: Tree, parser: &mut tree_sitter::Parser) -> Tree {
+fn defined_tree(text: &str, tree: Tree, parser: &mut tree_sitter::Parser) -> Defined {
     if !is_broken(&tree, text.as_bytes()) {
-        return tree;
+        return (tree, None);
     }
-    settle(text, (&tree, text), parser).unwrap_or(tree)
+    match settle(text, (&tree, text), parser) {
+        Some((settled, scope)) => (settled, scope.map(Arc::new)),
+        None => (tree, None),
+    }
 }
 
 /// Texts at least this large have their parses kept by [`keeping_parses`].
@@ -68,7 +85,7 @@ const KEEP_MIN_BYTES: usize = 256 * 1024;
 /// At most this many parses are kept.
 const KEEP_MAX: usize = 2;
 /// The parses [`keeping_parses`] kept, most recent first.
-static KEPT: std::sync::Mutex<Vec<(Arc<str>, Tree)>> = std::sync::Mutex::new(Vec::new());
+static KEPT: std::sync::Mutex<Vec<(Arc<str>, Defined)>> = std::sync::Mutex::new(Vec::new());
 
 thread_local! {
     static KEEPING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -91,7 +108,7 @@ pub fn release_parses() {
 }
 
 /// The kept parse of exactly `text`, taken out (a document owns and edits its tree).
-fn take_kept(text: &str) -> Option<Tree> {
+fn take_kept(text: &str) -> Option<Defined> {
     if text.len() < KEEP_MIN_BYTES {
         return None;
     }
@@ -119,12 +136,15 @@ pub struct Document {
     /// almost all of the text again (undoing a space typed at the start of an input's line:
     /// 113 ms at 50,000 lines). The trees share most of their nodes.
     good: Option<(Tree, Arc<str>)>,
+    /// The [`VerdictScope`] of a settled broken `tree`.
+    scope: Option<Arc<VerdictScope>>,
 }
 
 impl Document {
     pub fn new(text: String, version: i32) -> Document {
-        let tree = take_kept(&text).unwrap_or_else(|| parse_full(&text));
+        let (tree, scope) = take_kept(&text).unwrap_or_else(|| parse_defined(&text));
         Document {
+            scope,
             rope: Rope::from_str(&text),
             lone_cr: has_lone_cr(&text),
             text: Arc::from(text),
@@ -203,7 +223,7 @@ impl Document {
                     let text: Arc<str> = Arc::from(change.text.as_str());
                     self.rope = Rope::from_str(&text);
                     self.good = None;
-                    self.tree = parse_full(&text);
+                    (self.tree, self.scope) = parse_defined(&text);
                     self.lone_cr = has_lone_cr(&text);
                     edited = Some(text);
                 }
@@ -280,6 +300,7 @@ impl Document {
             None => parser.parse(text.as_bytes(), Some(&self.tree)),
         }
         .expect("parsing without a timeout returns a tree");
+        self.scope = None;
         if !is_broken(&tree, text.as_bytes()) {
             self.tree = tree;
             return;
@@ -288,8 +309,9 @@ impl Document {
             Some((good, good_text)) => (good, &**good_text),
             None => (&tree, &*text),
         };
-        if let Some(settled) = settle(&text, base, &mut parser) {
+        if let Some((settled, scope)) = settle(&text, base, &mut parser) {
             self.tree = settled;
+            self.scope = scope.map(Arc::new);
             // Still broken: the next version is parsed from the same error-free tree.
             self.good = good;
             return;
@@ -313,6 +335,7 @@ impl Document {
             tree: self.tree.clone(),
             lines: LineIndex::new(self.rope.clone()),
             version: self.version,
+            scope: self.scope.clone(),
         }
     }
 }

@@ -58,7 +58,13 @@ impl YamlDoc {
         if root.has_error() {
             // The verdict first: a document libyaml rejects (the usual case here) is read up
             // to its error without its events copied out.
-            match libyaml::verdict(text).and_then(|()| libyaml::events(text)) {
+            // A settled text is asked about from its first broken block (`VerdictScope`).
+            let scoped = snapshot.scope.as_ref().and_then(|s| s.verdict(text));
+            let verdict = match scoped {
+                Some(err) => Err(err),
+                None => libyaml::verdict(text),
+            };
+            match verdict.and_then(|()| libyaml::events(text)) {
                 Ok(events) => return from_events(text, &events),
                 Err(err) => {
                     let mut doc = from_tree(&snapshot.text, root);

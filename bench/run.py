@@ -675,7 +675,9 @@ def write_report(path, res, args):
              "typed one letter at a time in that input's `doc`, then deleted at once (every text is new, so no "
              "content memo of the whole `inputs` hits: what typing costs); the word `ment` typed the same "
              "way after `align` in `baseCommand` (outside `inputs`); `]` of `baseCommand` "
-             "deleted (the YAML is broken) then restored.")
+             "deleted (the YAML is broken) then restored; `_raw` typed the same way at the end of the first "
+             "input's name; a space typed at the start of the `type:` line of the input nearest the middle "
+             "(the YAML is broken inside `inputs`) then deleted.")
     L.append("- The client is `bench/run.py` itself: single-threaded, stdio, Content-Length framing; a "
              "message's time is taken when its last byte is read, before JSON decoding. It declares push "
              "diagnostics (no `textDocument.diagnostic`) and no dynamic registration; both servers get the "

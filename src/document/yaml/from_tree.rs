@@ -292,13 +292,18 @@ impl<'t> TreeBuilder<'t> {
         memo::MemoText::of(self.shared, start..start + key.len())
     }
 
+    /// A memo's errors, relative to its subtree, added where that subtree starts (`at`).
+    fn add_errors(&mut self, memo: &memo::Memo, at: usize) {
+        self.errors.extend(memo.errors.iter().map(|e| SyntaxError {
+            span: e.span.start + at..e.span.end + at,
+            message: e.message.clone(),
+        }));
+    }
+
     /// The node standing for a deferred subtree, its errors and parts added to the document's.
     fn deferred_node(&mut self, span: std::ops::Range<usize>, memo: Arc<memo::Memo>) -> Node {
         self.deferred.reserve(1 + memo.view.deferred.len());
-        self.errors.extend(memo.errors.iter().map(|e| SyntaxError {
-            span: e.span.start + span.start..e.span.end + span.start,
-            message: e.message.clone(),
-        }));
+        self.add_errors(&memo, span.start);
         let base = self.deferred.len() + 1;
         self.deferred
             .push(DeferredPart::new(span.clone(), memo.clone(), base));
@@ -787,10 +792,7 @@ impl<'t> TreeBuilder<'t> {
                 1,
             ))
         });
-        self.errors.extend(memo.errors.iter().map(|e| SyntaxError {
-            span: e.span.start + span.start..e.span.end + span.start,
-            message: e.message.clone(),
-        }));
+        self.add_errors(&memo, span.start);
         parts.push(DeferredPart::new(
             span.start - section..span.end - section,
             memo,
@@ -845,10 +847,7 @@ impl<'t> TreeBuilder<'t> {
             Some(k) => self.node(k, depth + 1),
             None => Node::empty(child.start_byte()),
         };
-        self.errors.extend(memo.errors.iter().map(|e| SyntaxError {
-            span: e.span.start + span.start..e.span.end + span.start,
-            message: e.message.clone(),
-        }));
+        self.add_errors(&memo, span.start);
         self.deferred.push(DeferredPart::new(span.clone(), memo, 0));
         Some(Pair {
             key,

@@ -30,3 +30,11 @@ pub fn held_of<T: std::any::Any + Send + Sync>(held: &[Held]) -> Option<std::syn
         .find(|v| v.is::<T>())
         .and_then(|v| v.clone().downcast::<T>().ok())
 }
+
+/// A fast hash of a (possibly long) text, the same in every thread (fixed seed): what the
+/// memos keyed by a text's hash use (`document::settle`'s verdicts, which trust the 64 bits,
+/// and the YAML memo's entry index, which compares a hit with the text).
+pub fn text_hash(text: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::quality::FixedState::with_seed(0x005e_771e).hash_one(text.as_bytes())
+}

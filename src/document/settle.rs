@@ -38,10 +38,11 @@
 //! which runs this same definition.
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::hash::BuildHasher;
 use std::ops::Range;
 
 use tree_sitter::{InputEdit, Parser, Point, Tree};
+
+use crate::base::text_hash;
 
 /// Blocks at least this large are kept as parsed or split into their entries (never blanked,
 /// never parsed alone); a text with none is parsed fresh when broken (it is small, or has no
@@ -67,11 +68,6 @@ thread_local! {
 thread_local! {
     /// Blocks parsed alone on this thread (verdicts not found in the memo).
     static PARSED_ALONE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// The hash verdicts are kept by (fixed seed: the same text has the same hash in every thread).
-fn text_hash(text: &str) -> u64 {
-    foldhash::quality::FixedState::with_seed(0x005e_771e).hash_one(text.as_bytes())
 }
 
 /// Whether `tree` is not a whole, error-free parse of `text`: it has an error, or it stops

@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::base::text_hash;
+
 use super::doc::{Source, YamlDoc};
 use super::errors::{SyntaxError, duplicate_keys};
 use super::memo::{self, DeferredPart};
@@ -995,12 +997,6 @@ thread_local! {
 }
 
 /// The hash a mapping key is counted by ([`memo::Layout::keys`]).
-/// A hash of an entry's text, for [`EntryIndex`] (fast on long texts).
-fn text_hash(text: &str) -> u64 {
-    use std::hash::BuildHasher;
-    foldhash::quality::FixedState::with_seed(0x5a1_7a9e).hash_one(text.as_bytes())
-}
-
 fn hash_key(key: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -369,8 +369,9 @@ impl VerdictScope {
     }
 
     /// The scope of the text whose blanked values start at `first` (after its block's key or
-    /// `-`), from `valid`'s error-free tree; `None` where the nesting is not plain block
-    /// mappings (a sequence item, a flow collection, a directive or `---` before it).
+    /// `-`), from `valid`'s error-free tree; `None` unless the block is an entry (a pair, or
+    /// an item of a block sequence) nested in block mappings only (no enclosing sequence item
+    /// or flow collection), in the stream's first document, with no directive or `---`.
     fn of(tree: &Tree, text: &[u8], first: usize) -> Option<VerdictScope> {
         let from = memchr::memrchr(b'\n', &text[..first]).map_or(0, |i| i + 1);
         let indent = text[from..].iter().take_while(|&&b| b == b' ').count();
@@ -442,9 +443,7 @@ pub fn settle(
     // 50,000-line tool paid for every input (about 2,800 parses alone, 100–150 ms).
     let mut small = Vec::new();
     for block in all.iter().filter(|b| b.bytes.len() < KEPT_BLOCK) {
-        if broken_alone(&text[block.bytes.clone()], parser) {
-            small.push(value_of(text, block)?);
-        }
+        blanks(text, block, parser, &mut small)?;
     }
     if !small.is_empty()
         && let Some(settled) = settle_blanked(text, base, parser, &small)

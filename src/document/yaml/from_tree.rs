@@ -3,6 +3,8 @@
 //! root mapping are deferred through the memo, entry by entry (each entry memoized by its own
 //! text, [`TreeBuilder::section`]), also while the YAML is broken outside them. A section
 //! edited in a few entries takes the others from its previous version without walking them.
+//! While it is broken inside one of its entries, the others, which tree-sitter's recovery
+//! holds as pairs of an ERROR node, take their memos from it ([`TreeBuilder::salvaged`]).
 //!
 //! Uses `node`, `scalar` (decoding raw scalar text), `errors` (repeated keys), `memo`, `doc`
 //! and `json` (a deferred subtree's JSON form is memoized with it).
@@ -38,8 +40,8 @@ struct TreeBuilder<'t> {
 /// the section's entries as pairs, whose values are these entries' texts unchanged.
 #[derive(Default)]
 struct Salvage {
-    read: bool,
-    sections: Vec<(Arc<memo::Memo>, Arc<EntryIndex>)>,
+    /// The recent sections and their indexes, read on the first pair looked for.
+    sections: Option<Vec<(Arc<memo::Memo>, Arc<EntryIndex>)>>,
 }
 
 /// A section's entries by the hash of their memo text (kept with the section's memo).
@@ -72,19 +74,18 @@ impl EntryIndex {
 impl Salvage {
     /// The memo of an entry of a recent section whose text is `text`.
     fn find(&mut self, text: &str) -> Option<Arc<memo::Memo>> {
-        if !self.read {
-            self.read = true;
-            self.sections = memo::recent_sections()
+        let sections = self.sections.get_or_insert_with(|| {
+            memo::recent_sections()
                 .into_iter()
                 .filter(|s| s.layout.is_some())
                 .map(|s| {
                     let index = EntryIndex::of(&s);
                     (s, index)
                 })
-                .collect();
-        }
+                .collect()
+        });
         let h = text_hash(text);
-        self.sections.iter().find_map(|(section, index)| {
+        sections.iter().find_map(|(section, index)| {
             index.0.get(&h)?.iter().find_map(|&i| {
                 let memo = section.view.deferred.get(i as usize)?.memo();
                 (*memo.text == *text).then(|| memo.clone())

@@ -57,8 +57,8 @@ impl YamlDoc {
         let root = snapshot.tree.root_node();
         if root.has_error() {
             // The verdict first: a document libyaml rejects (the usual case here) is read up
-            // to its error without its events copied out.
-            // A settled text is asked about from its first broken block (`VerdictScope`).
+            // to its error without its events copied out, and a settled text only from its
+            // first broken block (`VerdictScope`); the events are read when it accepts.
             let scoped = snapshot.scope.as_ref().and_then(|s| s.verdict(text));
             let verdict = match scoped {
                 Some(err) => Err(err),

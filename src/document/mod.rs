@@ -1,5 +1,6 @@
 //! Text, syntax tree and positions of one document.
 pub mod grammar;
+mod interior;
 pub mod libyaml;
 pub mod outline;
 pub mod position;

@@ -5,6 +5,7 @@ use ropey::Rope;
 use tree_sitter::{InputEdit, Tree};
 
 use super::grammar;
+use super::interior::keeps_tree;
 use super::position::{Encoding, LineIndex, OutOfRange, Position, has_lone_cr};
 use super::settle::{VerdictScope, edited_to, is_broken, settle};
 
@@ -78,6 +79,12 @@ fn defined_tree(text: &str, tree: Tree, parser: &mut tree_sitter::Parser) -> Def
         Some((settled, scope)) => (settled, scope.map(Arc::new)),
         None => (tree, None),
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many changes of this thread kept their tree without a parse ([`keeps_tree`]).
+    pub(crate) static KEPT_TREES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Texts at least this large have their parses kept by [`keeping_parses`].
@@ -210,6 +217,11 @@ impl Document {
                 rope.insert(ca, &change.text);
             }
         }
+        // Whether every change so far is inside one token and keeps the tree
+        // ([`keeps_tree`]): then the edited tree is the new text's, without a parse.
+        let mut kept = self.good.is_none()
+            && self.scope.is_none()
+            && !is_broken(&self.tree, self.text.as_bytes());
         // The base of the next parse if this version's tree is the last error-free one.
         if self.good.is_none() && !is_broken(&self.tree, self.text.as_bytes()) {
             self.good = Some((self.tree.clone(), self.text.clone()));
@@ -220,6 +232,7 @@ impl Document {
         for (change, staged) in changes.iter().zip(staged) {
             match staged {
                 None => {
+                    kept = false;
                     let text: Arc<str> = Arc::from(change.text.as_str());
                     self.rope = Rope::from_str(&text);
                     self.good = None;
@@ -229,6 +242,7 @@ impl Document {
                 }
                 Some((a, b)) => {
                     let current = edited.as_deref().unwrap_or(&base);
+                    kept = kept && keeps_tree(&self.tree, current, a, b, &change.text);
                     let next = self.edit_bytes(current, a, b, &change.text);
                     edited = Some(next);
                 }
@@ -238,7 +252,13 @@ impl Document {
             self.text = text;
         }
         self.version = version;
-        self.reparse_then(before_fresh_parse);
+        if kept {
+            self.good = None;
+            #[cfg(test)]
+            KEPT_TREES.with(|k| k.set(k.get() + 1));
+        } else {
+            self.reparse_then(before_fresh_parse);
+        }
         Ok(())
     }
 
@@ -437,6 +457,10 @@ mod tests {
             doc.tree().root_node().to_sexp(),
             fresh.root_node().to_sexp()
         );
+        assert!(
+            shape(doc.tree()) == shape(&fresh),
+            "the same nodes at the same bytes"
+        );
         assert_eq!(doc.rope.to_string(), doc.text());
     }
 
@@ -485,6 +509,39 @@ mod tests {
         doc.apply_changes(&full, 4, Encoding::Utf8).unwrap();
         assert_eq!(doc.text(), "new: text\r");
         assert_same_as_full_parse(&doc);
+    }
+
+    #[test]
+    fn typing_inside_a_scalar_keeps_the_edited_tree_without_a_parse() {
+        let mut doc = Document::new("a:\n  doc: |\n    some text\n  b: [x, y]\n".into(), 1);
+        let kept = || KEPT_TREES.with(|k| k.get());
+        let before = kept();
+        // A word typed in the block scalar, one change per notification, then two at once.
+        for (i, c) in "more".chars().enumerate() {
+            let at = 8 + i as u32;
+            doc.apply_changes(
+                &[change(2, at, 2, at, &c.to_string())],
+                2 + i as i32,
+                Encoding::Utf16,
+            )
+            .unwrap();
+            assert_same_as_full_parse(&doc);
+        }
+        let two = [change(2, 4, 2, 4, "x"), change(3, 7, 3, 7, "z")];
+        doc.apply_changes(&two, 7, Encoding::Utf16).unwrap();
+        assert_eq!(
+            doc.text(),
+            "a:\n  doc: |\n    xsomemore text\n  b: [xz, y]\n"
+        );
+        assert_same_as_full_parse(&doc);
+        // The two changes at once are parsed: `x` is typed before the line's first letter.
+        assert_eq!(kept() - before, 4);
+        // A `:` typed in the flow sequence is parsed (a mapping in the sequence), and so is
+        // the next edit's tree, from the tree the parse gave.
+        doc.apply_changes(&[change(3, 8, 3, 8, ": ")], 8, Encoding::Utf16)
+            .unwrap();
+        assert_same_as_full_parse(&doc);
+        assert_eq!(kept() - before, 4);
     }
 
     #[test]

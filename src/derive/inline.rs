@@ -92,7 +92,7 @@ impl Renderer<'_, '_> {
         with_defaults: bool,
     ) -> Result<Parted, (Abort, Vec<PathSeg>)> {
         let doc = self.env.loader.document_source();
-        let mut properties = Entries::new();
+        let mut properties = Entries::default();
         let mut required = Vec::new();
         let memo_prefix = self
             .env

@@ -83,7 +83,7 @@ pub fn parameters_schema(
     has_id: bool,
     problems: &mut Vec<Problem>,
 ) -> Result<Parted, (Abort, Vec<PathSeg>)> {
-    let mut properties = Entries::new();
+    let mut properties = Entries::default();
     // Each key's schema and its reference.
     let mut defs: IndexMap<String, (Arc<Part>, Arc<Part>)> = IndexMap::new();
     let mut required: Vec<Value> = Vec::new();
@@ -160,7 +160,7 @@ pub fn parameters_schema(
         defs.insert(k, (schema, reference));
     }
     runs.finish();
-    let mut schemas = Entries::with_capacity(defs.len());
+    let mut schemas = Entries::with_capacity_and_hasher(defs.len(), Default::default());
     for (k, (schema, reference)) in defs {
         if !schema.value.get("nullable").is_some_and(truthy) {
             required.push(Value::String(k.clone()));

@@ -17,6 +17,9 @@ use serde_json::{Map, Value};
 pub struct Part {
     pub value: Value,
     notes: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
+    /// [`Part::bytes`], kept beside the value: read for every part on every keystroke (the
+    /// Tool's size), where a note costs a lock and an `Arc` per read.
+    bytes: std::sync::OnceLock<usize>,
 }
 
 impl Part {
@@ -24,6 +27,7 @@ impl Part {
         Arc::new(Part {
             value,
             notes: Mutex::new(Vec::new()),
+            bytes: std::sync::OnceLock::new(),
         })
     }
 
@@ -40,15 +44,17 @@ impl Part {
 
     /// Its size as compact JSON, read once.
     pub fn bytes(&self) -> usize {
-        struct Bytes(usize);
-        self.note(|v| Bytes(serde_json::to_string(v).map_or(0, |t| t.len())))
-            .0
+        *self
+            .bytes
+            .get_or_init(|| serde_json::to_string(&self.value).map_or(0, |t| t.len()))
     }
 }
 
 /// The entries of one parted member, in order (a repeated name keeps its first place and its
 /// last value, as a JSON object's insert does).
-pub type Entries = IndexMap<String, Arc<Part>>;
+///
+/// Hashed with foldhash: a large `inputs` inserts every name on every keystroke.
+pub type Entries = IndexMap<String, Arc<Part>, foldhash::fast::RandomState>;
 
 /// A schema with some members held apart.
 #[derive(Clone, Debug)]
@@ -187,7 +193,7 @@ mod tests {
     use serde_json::json;
 
     fn parted() -> Parted {
-        let mut props = Entries::new();
+        let mut props = Entries::default();
         props.insert("a".into(), Part::new(json!({"type": "string"})));
         props.insert(
             "b\"q".into(),
@@ -215,7 +221,7 @@ mod tests {
         assert_eq!(p.clone().into_value(), whole);
         let empty = Parted {
             skeleton: json!({"properties": {}}),
-            members: vec![("properties", Entries::new())],
+            members: vec![("properties", Entries::default())],
         };
         assert_eq!(
             empty.bytes(),

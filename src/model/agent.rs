@@ -6,6 +6,7 @@
 use std::ops::Range;
 
 use crate::base::{Code, Diagnostic, Profile};
+use crate::document::yaml::memo::DeferredPart;
 use crate::document::yaml::{Kind, Node, Resolved, YamlDoc};
 
 use super::Model;
@@ -33,11 +34,25 @@ fn described(yaml: &YamlDoc, body: &Node) -> bool {
 
 /// [`described`] of a parameter body, once per content when the body is a deferred entry.
 fn body_described(yaml: &YamlDoc, body: &Node) -> bool {
-    struct Described(bool);
     match yaml.deferred_part(body) {
-        Some(part) => part.derived(|doc, node| Described(described(doc, node))).0,
+        Some(part) => part_described(part),
         None => described(yaml, yaml.deref(body)),
     }
+}
+
+/// [`described`] of a deferred parameter body, once per content.
+fn part_described(part: &DeferredPart) -> bool {
+    struct Described(bool);
+    part.derived(|doc, node| Described(described(doc, node))).0
+}
+
+/// [`listed_undescribed`] of a deferred list item, once per content, its span relative to
+/// the item's start.
+fn part_listed(part: &DeferredPart) -> Option<(Range<usize>, String)> {
+    struct Listed(Option<(Range<usize>, String)>);
+    part.derived(|doc, node| Listed(listed_undescribed(doc, node)))
+        .0
+        .clone()
 }
 
 /// The id span and id of a list-form parameter that is not [`described`].
@@ -48,20 +63,31 @@ fn listed_undescribed(yaml: &YamlDoc, body: &Node) -> Option<(Range<usize>, Stri
 }
 
 /// The parameters as `crate::cwl::params` lists them, each deferred entry read once per
-/// content (its body is never built shifted).
-fn undescribed(yaml: &YamlDoc, inputs: Option<&Node>) -> Undescribed {
+/// content (its body is never built shifted); with `section`, the deferred `inputs` that
+/// `inputs` is the subtree of, whose entries' answers are listed once per section content
+/// ([`DeferredPart::entries_derived`]).
+fn undescribed(
+    yaml: &YamlDoc,
+    inputs: Option<&Node>,
+    section: Option<&DeferredPart>,
+) -> Undescribed {
+    let index = |node: &Node| match node.kind {
+        Kind::Deferred(j) => Some(j),
+        _ => None,
+    };
     let mut out = Vec::new();
     match inputs.map(|n| &yaml.deref(n).kind) {
         Some(Kind::Seq { items, .. }) => {
+            let listed = section.map(|s| s.entries_derived(part_listed));
             for item in items {
                 let found = match yaml.deferred_part(item) {
                     Some(part) => {
-                        struct Listed(Option<(Range<usize>, String)>);
                         let at = part.offset();
-                        part.derived(|doc, node| Listed(listed_undescribed(doc, node)))
-                            .0
-                            .as_ref()
-                            .map(|(span, id)| (span.start + at..span.end + at, id.clone()))
+                        let carried = listed.as_ref().zip(index(item));
+                        carried
+                            .and_then(|(l, j)| l.get(j).cloned())
+                            .unwrap_or_else(|| part_listed(part))
+                            .map(|(span, id)| (span.start + at..span.end + at, id))
                     }
                     None => listed_undescribed(yaml, yaml.deref(item)),
                 };
@@ -69,10 +95,17 @@ fn undescribed(yaml: &YamlDoc, inputs: Option<&Node>) -> Undescribed {
             }
         }
         Some(Kind::Map { pairs, .. }) => {
+            let described = section.map(|s| s.entries_derived(part_described));
             for pair in pairs {
-                if let Some(id) = pair.key.scalar()
-                    && !body_described(yaml, &pair.value)
-                {
+                let Some(id) = pair.key.scalar() else {
+                    continue;
+                };
+                let carried = described.as_ref().zip(index(&pair.value));
+                let ok = match carried.and_then(|(d, j)| d.get(j).copied()) {
+                    Some(ok) => ok,
+                    None => body_described(yaml, &pair.value),
+                };
+                if !ok {
                     out.push((pair.key.span.clone(), id.to_string()));
                 }
             }
@@ -88,13 +121,13 @@ fn undescribed_inputs(yaml: &YamlDoc, inputs: Option<&Node>) -> Vec<(Range<usize
     match inputs.and_then(|n| yaml.deferred_part(n)) {
         Some(part) => {
             let at = part.offset();
-            part.derived(|doc, node| undescribed(doc, Some(node)))
+            part.derived(|doc, node| undescribed(doc, Some(node), Some(part)))
                 .0
                 .iter()
                 .map(|(span, id)| (span.start + at..span.end + at, id.clone()))
                 .collect()
         }
-        None => undescribed(yaml, inputs).0,
+        None => undescribed(yaml, inputs, None).0,
     }
 }
 

@@ -578,8 +578,8 @@ outputs: []
 fn the_constructs_of_a_parted_schema_are_those_of_the_whole() {
     use crate::derive::{Part, Parted};
     use serde_json::json;
-    let mut props = crate::derive::parted::Entries::new();
-    let mut defs = crate::derive::parted::Entries::new();
+    let mut props = crate::derive::parted::Entries::default();
+    let mut defs = crate::derive::parted::Entries::default();
     for (name, value) in [
         ("a", json!({"$ref": "#/$defs/a"})),
         (

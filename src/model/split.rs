@@ -79,12 +79,13 @@ pub(super) fn names_directives_around_inputs(model: &Model, process: &Process) -
     names_a_directive(&text[..start]) || names_a_directive(&text[end..])
 }
 
-/// Whether `text` names `$import` or `$include` (one pass over it).
+/// Whether `text` names `$import` or `$include` (one pass over it, with nothing to set up:
+/// it is asked of every key of a large `inputs` on every keystroke).
 fn names_a_directive(text: &str) -> bool {
     let bytes = text.as_bytes();
-    memchr::memmem::find_iter(bytes, b"$i").any(|i| {
-        let rest = &bytes[i + 2..];
-        rest.starts_with(b"mport") || rest.starts_with(b"nclude")
+    memchr::memchr_iter(b'$', bytes).any(|i| {
+        let rest = &bytes[i + 1..];
+        rest.starts_with(b"import") || rest.starts_with(b"include")
     })
 }
 
@@ -112,25 +113,33 @@ pub(super) fn derive(
     if section.view.deferred.is_empty() || !section.errors.is_empty() {
         return None;
     }
+    /// Whether an entry's JSON nests deeper than an input may, and whether its text names a
+    /// directive, read once per entry content (and listed once per section content).
+    #[derive(Clone, Copy)]
+    struct Facts {
+        deep: bool,
+        directive: bool,
+    }
+    let facts = part.entries_derived(|entry| {
+        *entry.derived(|_, _| {
+            let memo = entry.memo();
+            Facts {
+                deep: memo
+                    .json()
+                    .is_some_and(|(json, _)| crate::derive::nests_too_deep(json, 2)),
+                directive: names_a_directive(&memo.text),
+            }
+        })
+    });
     let mut values = 0;
     let mut entry = |node: &Node| -> Option<(&serde_json::Value, &dyn ParamMemo)> {
         let Kind::Deferred(j) = node.kind else {
             return None;
         };
-        let part = section.view.deferred.get(j)?;
-        let memo = part.memo();
+        let memo = section.view.deferred.get(j)?.memo();
         let (json, nodes) = memo.json()?;
         values += 1 + nodes;
-        /// Whether an entry's JSON nests deeper than an input may, and whether its text names
-        /// a directive, read once per entry content.
-        struct Facts {
-            deep: bool,
-            directive: bool,
-        }
-        let facts = part.derived(|_, _| Facts {
-            deep: crate::derive::nests_too_deep(json, 2),
-            directive: names_a_directive(&memo.text),
-        });
+        let facts = facts.get(j)?;
         (values <= MAX_VALUES && !facts.deep && !facts.directive)
             .then_some((json, &**memo as &dyn ParamMemo))
     };

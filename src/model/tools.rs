@@ -527,7 +527,11 @@ mod schema_memo {
             BUDGET_BYTES,
             CAPACITY,
         );
-        memo.truncate(kept);
+        // The evicted Tool's parts (one per input of a large `inputs`) are freed off the
+        // keystroke's path.
+        let evicted = memo.split_off(kept);
+        drop(memo);
+        crate::base::free_later(evicted);
         schemas
     }
 }

@@ -43,7 +43,9 @@ impl OpenDocument {
     ) -> Result<(), crate::document::OutOfRange> {
         let cached = &mut self.cached;
         self.document
-            .apply_changes_then(changes, version, encoding, || free_later(cached.take()))
+            .apply_changes_then(changes, version, encoding, || {
+                crate::base::free_later(cached.take())
+            })
     }
 }
 
@@ -85,32 +87,6 @@ pub struct State {
 pub struct Indexed {
     pub uri: String,
     pub entry: IndexEntry,
-}
-
-/// Frees `value` on a background thread. The previous version's model of a large document (its
-/// value trees, the schemas copied from the memo) takes about as long to free as the new one to
-/// build (perf: 23 % of a 50,000-line editing session), and [`State::store`] runs under the
-/// documents' lock, before the publish.
-fn free_later<T: Send + 'static>(value: T) {
-    type Garbage = Box<dyn Send>;
-    static FREER: OnceLock<Option<std::sync::mpsc::Sender<Garbage>>> = OnceLock::new();
-    let freer = FREER.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel::<Garbage>();
-        std::thread::Builder::new()
-            .name("cwl-mcp-free".into())
-            // Dropping a value tree recurses as deep as the tree (bounded, see the constant).
-            .stack_size(crate::base::ANALYSIS_STACK_BYTES)
-            .spawn(move || rx.into_iter().for_each(drop))
-            .ok()
-            .map(|_| tx)
-    });
-    match freer {
-        Some(tx) => {
-            // A closed channel hands the value back: freed here, as before.
-            let _ = tx.send(Box::new(value));
-        }
-        None => drop(value),
-    }
 }
 
 /// What building a model needs, taken under the lock and used outside it.
@@ -156,7 +132,7 @@ impl State {
         match &doc.cached {
             Some((k, existing)) if *k == key => existing.clone(),
             _ => {
-                free_later(doc.cached.replace((key, cached.clone())));
+                crate::base::free_later(doc.cached.replace((key, cached.clone())));
                 cached
             }
         }

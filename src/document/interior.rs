@@ -162,37 +162,11 @@ fn surely_string(head: &str, new: &str, tail: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::grammar;
+    use super::super::{grammar, tree_nodes};
     use super::*;
 
     fn parse(text: &str) -> Tree {
         grammar::parser().parse(text, None).unwrap()
-    }
-
-    /// Every node: kind, byte range and points.
-    fn nodes(tree: &Tree) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut cursor = tree.walk();
-        'walk: loop {
-            let n = cursor.node();
-            out.push(format!(
-                "{} {:?} {:?}-{:?}",
-                n.kind(),
-                n.byte_range(),
-                n.start_position(),
-                n.end_position()
-            ));
-            if cursor.goto_first_child() || cursor.goto_next_sibling() {
-                continue;
-            }
-            while cursor.goto_parent() {
-                if cursor.goto_next_sibling() {
-                    continue 'walk;
-                }
-            }
-            break;
-        }
-        out
     }
 
     fn check(text: &str, at: &str, removed: usize, new: &str) -> bool {
@@ -308,8 +282,8 @@ mod tests {
                 });
                 let fresh = parse(&edited);
                 assert_eq!(
-                    nodes(&tree),
-                    nodes(&fresh),
+                    tree_nodes(&tree),
+                    tree_nodes(&fresh),
                     "round {round}: {:?} replaced by {new:?} at {a} in\n{text}",
                     &text[a..b]
                 );

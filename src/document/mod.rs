@@ -10,3 +10,31 @@ pub mod yaml;
 
 pub use position::{Encoding, LineIndex, OutOfRange, Position};
 pub use text::{Change, Document, Snapshot};
+
+/// Every node of `tree` in document order: kind, byte range and points (tests compare trees
+/// with it).
+#[cfg(test)]
+pub(crate) fn tree_nodes(tree: &tree_sitter::Tree) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let n = cursor.node();
+        out.push(format!(
+            "{} {:?} {:?}-{:?}",
+            n.kind(),
+            n.byte_range(),
+            n.start_position(),
+            n.end_position()
+        ));
+        if cursor.goto_first_child() || cursor.goto_next_sibling() {
+            continue;
+        }
+        while cursor.goto_parent() {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+        }
+        break;
+    }
+    out
+}

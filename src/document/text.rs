@@ -383,6 +383,7 @@ fn concat(parts: &[&str]) -> Arc<str> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tree_nodes;
     use super::*;
 
     #[test]
@@ -397,26 +398,6 @@ mod tests {
         assert!(joined[5..].bytes().all(|b| b == b'x'));
     }
 
-    /// Every node's kind and byte range, for comparing trees.
-    fn shape(tree: &Tree) -> Vec<(String, std::ops::Range<usize>)> {
-        let mut out = Vec::new();
-        let mut cursor = tree.walk();
-        'walk: loop {
-            let n = cursor.node();
-            out.push((n.kind().to_string(), n.byte_range()));
-            if cursor.goto_first_child() || cursor.goto_next_sibling() {
-                continue;
-            }
-            while cursor.goto_parent() {
-                if cursor.goto_next_sibling() {
-                    continue 'walk;
-                }
-            }
-            break;
-        }
-        out
-    }
-
     #[test]
     fn a_document_opened_with_a_text_the_index_just_parsed_takes_that_parse() {
         let text: String = (0..16_000)
@@ -428,7 +409,10 @@ mod tests {
         assert!(take_kept(&text).is_none());
         let indexed = keeping_parses(|| Snapshot::parse(&text, 0));
         let mut doc = Document::new(text.clone(), 1);
-        assert!(shape(doc.tree()) == shape(&indexed.tree), "the same tree");
+        assert!(
+            tree_nodes(doc.tree()) == tree_nodes(&indexed.tree),
+            "the same tree"
+        );
         assert!(take_kept(&text).is_none(), "taken by the document");
         // The document edits its own copy; the snapshot's tree is unchanged.
         let change = Change {
@@ -436,8 +420,8 @@ mod tests {
             text: "kez".into(),
         };
         doc.apply_changes(&[change], 2, Encoding::Utf16).unwrap();
-        assert!(shape(doc.tree()) == shape(&parse_full(doc.text())));
-        assert!(shape(&indexed.tree) == shape(&parse_full(&text)));
+        assert!(tree_nodes(doc.tree()) == tree_nodes(&parse_full(doc.text())));
+        assert!(tree_nodes(&indexed.tree) == tree_nodes(&parse_full(&text)));
         // Dropped when the build ends.
         keeping_parses(|| Snapshot::parse(&text, 0));
         release_parses();
@@ -458,7 +442,7 @@ mod tests {
             fresh.root_node().to_sexp()
         );
         assert!(
-            shape(doc.tree()) == shape(&fresh),
+            tree_nodes(doc.tree()) == tree_nodes(&fresh),
             "the same nodes at the same bytes"
         );
         assert_eq!(doc.rope.to_string(), doc.text());

@@ -169,6 +169,49 @@ mod tests {
         grammar::parser().parse(text, None).unwrap()
     }
 
+    /// What the random edits insert: characters that matter to YAML among plain ones.
+    const ALPHABET: [&str; 41] = [
+        "x", "é", "日", "😀", " ", "\t", ":", ": ", "#", " #", ",", "[", "]", "{", "}", "\"", "'",
+        "\\", "-", "- ", "?", "0", "7", "e", ".", "~", "&a", "*", "!", "|", ">", "%", "@", "`",
+        "ab cd", "", "true", "null", "x:y", "\u{85}", "a",
+    ];
+
+    /// Applies the edit to `tree` (`Tree::edit` alone) and `text`, checks that the tree is,
+    /// node for node, the fresh parse of the new text, and returns that text. `text` has no
+    /// lone `\r` (points are counted by `\n`).
+    fn edited_as_parsed(
+        tree: &mut Tree,
+        text: &str,
+        a: usize,
+        b: usize,
+        new: &str,
+        what: &str,
+    ) -> String {
+        let point = |t: &str, at: usize| {
+            let line = t[..at].matches('\n').count();
+            let col = at - t[..at].rfind('\n').map_or(0, |i| i + 1);
+            tree_sitter::Point::new(line, col)
+        };
+        let mut edited = text.to_string();
+        edited.replace_range(a..b, new);
+        tree.edit(&tree_sitter::InputEdit {
+            start_byte: a,
+            old_end_byte: b,
+            new_end_byte: a + new.len(),
+            start_position: point(text, a),
+            old_end_position: point(text, b),
+            new_end_position: point(&edited, a + new.len()),
+        });
+        let fresh = parse(&edited);
+        assert_eq!(
+            tree_nodes(tree),
+            tree_nodes(&fresh),
+            "{what}: {:?} replaced by {new:?} at {a} in\n{text}",
+            &text[a..b]
+        );
+        edited
+    }
+
     fn check(text: &str, at: &str, removed: usize, new: &str) -> bool {
         let a = text.find(at).unwrap() + at.len();
         keeps_tree(&parse(text), text, a, a + removed, new)
@@ -220,11 +263,7 @@ mod tests {
             "hints:\n  mcp:Tool:\n    description: Does\n      a multi-line plain\n      scalar.\n",
             "    annotations: {readOnlyHint: true, title: x}\n--x: y\n..z: w\nn: null\nf: 1.5\nsizes: [1, 22, 333, 4444]\n",
         );
-        let alphabet = [
-            "x", "é", "日", "😀", " ", "\t", ":", ": ", "#", " #", ",", "[", "]", "{", "}", "\"",
-            "'", "\\", "-", "- ", "?", "0", "7", "e", ".", "~", "&a", "*", "!", "|", ">", "%", "@",
-            "`", "ab cd", "", "true", "null", "x:y", "\u{85}",
-        ];
+        let alphabet = ALPHABET;
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = move |n: usize| {
             seed ^= seed >> 12;
@@ -265,29 +304,7 @@ mod tests {
                     .descendant_for_byte_range(a - 1, b)
                     .unwrap();
                 *kinds.entry(token.kind()).or_insert(0) += 1;
-                let point = |t: &str, at: usize| {
-                    let line = t[..at].matches('\n').count();
-                    let col = at - t[..at].rfind('\n').map_or(0, |i| i + 1);
-                    tree_sitter::Point::new(line, col)
-                };
-                let mut edited = text.clone();
-                edited.replace_range(a..b, new);
-                tree.edit(&tree_sitter::InputEdit {
-                    start_byte: a,
-                    old_end_byte: b,
-                    new_end_byte: a + new.len(),
-                    start_position: point(&text, a),
-                    old_end_position: point(&text, b),
-                    new_end_position: point(&edited, a + new.len()),
-                });
-                let fresh = parse(&edited);
-                assert_eq!(
-                    tree_nodes(&tree),
-                    tree_nodes(&fresh),
-                    "round {round}: {:?} replaced by {new:?} at {a} in\n{text}",
-                    &text[a..b]
-                );
-                text = edited;
+                text = edited_as_parsed(&mut tree, &text, a, b, new, &format!("round {round}"));
             }
         }
         assert!(kept > 3_000, "only {kept} of {tried} edits kept the tree");
@@ -302,5 +319,106 @@ mod tests {
             let n = kinds.get(kind).copied().unwrap_or(0);
             assert!(n >= 20, "{kind}: {n} edits kept ({kinds:?})");
         }
+    }
+
+    /// Second tier, on real CWL: edits inside the scalars and comments of the project's
+    /// fixtures and of every file of `../shared/corpus` (when it is there): wherever the rule
+    /// keeps the tree, it is the fresh parse's.
+    #[test]
+    fn interior_edits_on_real_cwl_give_the_tree_of_a_fresh_parse() {
+        const KINDS: [&str; 6] = [
+            "string_scalar",
+            "integer_scalar",
+            "double_quote_scalar",
+            "single_quote_scalar",
+            "block_scalar",
+            "comment",
+        ];
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut dirs = vec![root.join("tests/fixtures"), root.join("examples")];
+        let corpus = root.join("../shared/corpus");
+        let min_files = if corpus.is_dir() { 1_000 } else { 20 };
+        if corpus.is_dir() {
+            dirs.push(corpus);
+        } else {
+            eprintln!(
+                "SKIPPED the corpus part: {} is not there; only the fixtures were edited",
+                corpus.display()
+            );
+        }
+        let mut files = Vec::new();
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "cwl") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n.max(1)
+        };
+        let (mut edited_files, mut kept) = (0, 0);
+        for path in &files {
+            let Ok(mut text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let mut tree = parse(&text);
+            if tree.root_node().has_error() || text.replace("\r\n", "").contains('\r') {
+                continue;
+            }
+            edited_files += 1;
+            for _ in 0..8 {
+                // A random token of the kinds the rule knows, and a place inside it.
+                let mut tokens = Vec::new();
+                let mut cursor = tree.walk();
+                'walk: loop {
+                    let n = cursor.node();
+                    if KINDS.contains(&n.kind()) {
+                        tokens.push(n.byte_range());
+                    }
+                    if cursor.goto_first_child() || cursor.goto_next_sibling() {
+                        continue;
+                    }
+                    while cursor.goto_parent() {
+                        if cursor.goto_next_sibling() {
+                            continue 'walk;
+                        }
+                    }
+                    break;
+                }
+                drop(cursor);
+                let Some(range) = tokens.get(next(tokens.len())).cloned() else {
+                    break;
+                };
+                let mut a = range.start + 1 + next(range.len());
+                while a > text.len() || !text.is_char_boundary(a) {
+                    a -= 1;
+                }
+                let mut b = (a + [0, 0, 1, 2][next(4)]).min(range.end.max(a));
+                while !text.is_char_boundary(b) {
+                    b -= 1;
+                }
+                let new = ALPHABET[next(ALPHABET.len())];
+                if a == 0 || !keeps_tree(&tree, &text, a, b, new) {
+                    continue;
+                }
+                kept += 1;
+                text = edited_as_parsed(&mut tree, &text, a, b, new, &path.display().to_string());
+            }
+        }
+        eprintln!("{kept} edits kept the tree in {edited_files} files");
+        assert!(edited_files > min_files, "only {edited_files} files edited");
+        assert!(
+            kept > edited_files * 3,
+            "only {kept} edits kept in {edited_files} files"
+        );
     }
 }

@@ -162,11 +162,21 @@ fn surely_string(head: &str, new: &str, tail: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{grammar, tree_nodes};
+    use super::super::{grammar, tree_nodes, visit_nodes};
     use super::*;
 
     fn parse(text: &str) -> Tree {
         grammar::parser().parse(text, None).unwrap()
+    }
+
+    /// A seeded xorshift: each call gives a number below its argument.
+    fn rng(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n.max(1)
+        }
     }
 
     /// What the random edits insert: characters that matter to YAML among plain ones.
@@ -264,13 +274,7 @@ mod tests {
             "    annotations: {readOnlyHint: true, title: x}\n--x: y\n..z: w\nn: null\nf: 1.5\nsizes: [1, 22, 333, 4444]\n",
         );
         let alphabet = ALPHABET;
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |n: usize| {
-            seed ^= seed >> 12;
-            seed ^= seed << 25;
-            seed ^= seed >> 27;
-            (seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 33) as usize % n.max(1)
-        };
+        let mut next = rng(0x2545_f491_4f6c_dd1d);
         let (mut kept, mut tried) = (0, 0);
         let mut kinds = std::collections::BTreeMap::new();
         for round in 0..200 {
@@ -358,13 +362,7 @@ mod tests {
             }
         }
         files.sort();
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move |n: usize| {
-            seed ^= seed >> 12;
-            seed ^= seed << 25;
-            seed ^= seed >> 27;
-            (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n.max(1)
-        };
+        let mut next = rng(0x9e37_79b9_7f4a_7c15);
         let (mut edited_files, mut kept) = (0, 0);
         for path in &files {
             let Ok(mut text) = std::fs::read_to_string(path) else {
@@ -378,23 +376,11 @@ mod tests {
             for _ in 0..8 {
                 // A random token of the kinds the rule knows, and a place inside it.
                 let mut tokens = Vec::new();
-                let mut cursor = tree.walk();
-                'walk: loop {
-                    let n = cursor.node();
+                visit_nodes(&tree, |n| {
                     if KINDS.contains(&n.kind()) {
                         tokens.push(n.byte_range());
                     }
-                    if cursor.goto_first_child() || cursor.goto_next_sibling() {
-                        continue;
-                    }
-                    while cursor.goto_parent() {
-                        if cursor.goto_next_sibling() {
-                            continue 'walk;
-                        }
-                    }
-                    break;
-                }
-                drop(cursor);
+                });
                 let Some(range) = tokens.get(next(tokens.len())).cloned() else {
                     break;
                 };

@@ -11,21 +11,12 @@ pub mod yaml;
 pub use position::{Encoding, LineIndex, OutOfRange, Position};
 pub use text::{Change, Document, Snapshot};
 
-/// Every node of `tree` in document order: kind, byte range and points (tests compare trees
-/// with it).
+/// Calls `f` on every node of `tree` in document order (tests compare and sample trees).
 #[cfg(test)]
-pub(crate) fn tree_nodes(tree: &tree_sitter::Tree) -> Vec<String> {
-    let mut out = Vec::new();
+pub(crate) fn visit_nodes(tree: &tree_sitter::Tree, mut f: impl FnMut(tree_sitter::Node)) {
     let mut cursor = tree.walk();
     'walk: loop {
-        let n = cursor.node();
-        out.push(format!(
-            "{} {:?} {:?}-{:?}",
-            n.kind(),
-            n.byte_range(),
-            n.start_position(),
-            n.end_position()
-        ));
+        f(cursor.node());
         if cursor.goto_first_child() || cursor.goto_next_sibling() {
             continue;
         }
@@ -36,5 +27,21 @@ pub(crate) fn tree_nodes(tree: &tree_sitter::Tree) -> Vec<String> {
         }
         break;
     }
+}
+
+/// Every node of `tree` in document order: kind, byte range and points (tests compare trees
+/// with it).
+#[cfg(test)]
+pub(crate) fn tree_nodes(tree: &tree_sitter::Tree) -> Vec<String> {
+    let mut out = Vec::new();
+    visit_nodes(tree, |n| {
+        out.push(format!(
+            "{} {:?} {:?}-{:?}",
+            n.kind(),
+            n.byte_range(),
+            n.start_position(),
+            n.end_position()
+        ))
+    });
     out
 }

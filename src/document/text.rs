@@ -217,13 +217,14 @@ impl Document {
                 rope.insert(ca, &change.text);
             }
         }
+        // This version's tree is error-free (not the last error-free one kept beside a
+        // broken tree).
+        let whole = self.good.is_none() && !is_broken(&self.tree, self.text.as_bytes());
         // Whether every change so far is inside one token and keeps the tree
         // ([`keeps_tree`]): then the edited tree is the new text's, without a parse.
-        let mut kept = self.good.is_none()
-            && self.scope.is_none()
-            && !is_broken(&self.tree, self.text.as_bytes());
-        // The base of the next parse if this version's tree is the last error-free one.
-        if self.good.is_none() && !is_broken(&self.tree, self.text.as_bytes()) {
+        let mut kept = whole && self.scope.is_none();
+        // The base of the next parse.
+        if whole {
             self.good = Some((self.tree.clone(), self.text.clone()));
         }
         // The text being edited; `None` while it is still `self.text`.

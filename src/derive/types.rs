@@ -657,8 +657,8 @@ pub struct Runs<'s, T> {
     prefix: String,
     /// The last pass, and what keeps its memos alive while it is read.
     last: Option<(Run<T>, std::sync::Arc<dyn std::any::Any + Send + Sync>)>,
-    by_memo: Option<std::collections::HashMap<usize, usize>>,
-    cursor: usize,
+    /// Where each parameter's memo is in the last pass.
+    places: crate::base::InOrder,
     next: Option<Run<T>>,
 }
 
@@ -682,8 +682,7 @@ impl<'s, T: Send + Sync + 'static> Runs<'s, T> {
                 store,
                 prefix: String::new(),
                 last: None,
-                by_memo: None,
-                cursor: 0,
+                places: Default::default(),
                 next: None,
             };
         };
@@ -703,8 +702,7 @@ impl<'s, T: Send + Sync + 'static> Runs<'s, T> {
             store,
             prefix: prefix.clone(),
             last,
-            by_memo: None,
-            cursor: 0,
+            places: Default::default(),
             next: Some(Run {
                 holder: holder.clone(),
                 items: Vec::with_capacity(params),
@@ -718,24 +716,13 @@ impl<'s, T: Send + Sync + 'static> Runs<'s, T> {
     pub fn reused(&mut self, p: &Param) -> Option<T> {
         let memo = memo_address(p.memo?);
         let (run, _) = self.last.as_mut()?;
-        let at = if run.items.get(self.cursor).is_some_and(|i| i.memo == memo) {
-            self.cursor
-        } else {
-            let by_memo = self.by_memo.get_or_insert_with(|| {
-                let mut m = std::collections::HashMap::with_capacity(run.items.len());
-                for (i, item) in run.items.iter().enumerate() {
-                    m.entry(item.memo).or_insert(i);
-                }
-                m
-            });
-            *by_memo.get(&memo)?
-        };
+        let at = self.places.find(&run.items, |i| i.memo, memo)?;
         let item = &mut run.items[at];
         if run.ids[item.id.clone()] != *p.id || item.index != index_of(p.place) {
             return None;
         }
         let value = item.value.take()?;
-        self.cursor = at + 1;
+        self.places.matched(at);
         Some(value)
     }
 

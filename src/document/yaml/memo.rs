@@ -348,32 +348,17 @@ impl DeferredPart {
                     let held = m.derived.lock().unwrap_or_else(|p| p.into_inner());
                     crate::base::held_of::<PerEntry<T>>(&held)
                 });
-            let mut by_memo: Option<HashMap<usize, usize>> = None;
-            let mut cursor = 0;
+            // `recent` holds the last list's section, hence its entries, until the end.
+            let mut places = crate::base::InOrder::default();
             let mut values = Vec::with_capacity(parts.len());
             for part in parts {
-                let memo = address(part);
                 let carried = last.as_ref().and_then(|last| {
-                    let at = if last.memos.get(cursor) == Some(&memo) {
-                        cursor
-                    } else {
-                        *by_memo
-                            .get_or_insert_with(|| {
-                                let mut m = HashMap::with_capacity(last.memos.len());
-                                for (i, &a) in last.memos.iter().enumerate() {
-                                    m.entry(a).or_insert(i);
-                                }
-                                m
-                            })
-                            .get(&memo)?
-                    };
-                    cursor = at + 1;
+                    let at = places.find(&last.memos, |&a| a, address(part))?;
+                    places.matched(at);
                     last.values.get(at).cloned()
                 });
                 values.push(carried.unwrap_or_else(|| f(part)));
             }
-            drop(last);
-            drop(recent);
             PerEntry {
                 values: Arc::new(values),
                 memos: parts.iter().map(address).collect(),

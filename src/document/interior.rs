@@ -11,7 +11,9 @@
 //! text of the token lexes as the same token of the same kind, checked on the characters the
 //! edit touches and their neighbours (YAML 1.2 and the scanner's rules, see each case). Anything
 //! it is not sure of is left to the parser. `tests::interior_edits_give_the_tree_of_a_fresh_parse`
-//! and tests/differential_edits.rs compare every node with a fresh parse after such edits.
+//! (random edits of a varied text), `tests::interior_edits_on_real_cwl_give_the_tree_of_a_fresh_parse`
+//! (edits inside the fixtures and the corpus) and tests/differential_edits.rs compare every
+//! node with a fresh parse after such edits.
 use tree_sitter::{Node, Tree};
 
 /// Whether replacing bytes `a..b` of `text` (whose tree is `tree`, without an error) by `new`

@@ -234,29 +234,42 @@ mod tests {
         let text = "a: hello world\nb: \"quo\\nted\"\nc: 'it''s'\nd: |\n  block line\n  two\ne: [one, two] # note\nf: 123\ng: true\n";
         // Kept: letters inside a plain scalar, a quoted one, a block scalar, a comment, digits
         // in a decimal integer.
-        assert!(check(text, "a: hel", 0, "x"));
-        assert!(check(text, "a: hello world", 0, "s"));
-        assert!(check(text, "a: hello", 1, ""));
-        assert!(check(text, "b: \"q", 0, "x"));
-        assert!(check(text, "d: |\n  blo", 0, "x y"));
-        assert!(check(text, "# no", 0, " : x"));
-        assert!(check(text, "e: [one, tw", 0, "e"));
-        assert!(check(text, "f: 12", 0, "7"));
+        let kept = [
+            ("a: hel", 0, "x"),
+            ("a: hello world", 0, "s"),
+            ("a: hello", 1, ""),
+            ("b: \"q", 0, "x"),
+            ("d: |\n  blo", 0, "x y"),
+            ("# no", 0, " : x"),
+            ("e: [one, tw", 0, "e"),
+            ("f: 12", 0, "7"),
+        ];
+        for (at, removed, new) in kept {
+            assert!(check(text, at, removed, new), "kept: {new:?} after {at:?}");
+        }
         // Not kept: what starts a mapping, a comment or a flow item; a trailing blank; an
         // escape touched; a quote; the header of a block scalar; a kind that changes.
-        assert!(!check(text, "a: hello", 0, ":"));
-        assert!(!check(text, "a: hello", 0, " #"));
-        assert!(!check(text, "a: hello world", 0, " "));
-        assert!(!check(text, "b: \"quo", 0, "x"));
-        assert!(!check(text, "b: \"quo\\", 0, "x"));
-        assert!(!check(text, "b: \"q", 0, "\""));
-        assert!(!check(text, "c: 'it", 0, "x"));
-        assert!(!check(text, "d: ", 1, "|"));
-        assert!(!check(text, "d: |\n ", 0, "x"));
-        assert!(!check(text, "e: [on", 0, ","));
-        assert!(!check(text, "f: 12", 0, "x"));
-        assert!(!check(text, "g: tru", 1, "x"));
-        assert!(!check(text, "a: hel", 0, "\n"));
+        let parsed = [
+            ("a: hello", 0, ":"),
+            ("a: hello", 0, " #"),
+            ("a: hello world", 0, " "),
+            ("b: \"quo", 0, "x"),
+            ("b: \"quo\\", 0, "x"),
+            ("b: \"q", 0, "\""),
+            ("c: 'it", 0, "x"),
+            ("d: ", 1, "|"),
+            ("d: |\n ", 0, "x"),
+            ("e: [on", 0, ","),
+            ("f: 12", 0, "x"),
+            ("g: tru", 1, "x"),
+            ("a: hel", 0, "\n"),
+        ];
+        for (at, removed, new) in parsed {
+            assert!(
+                !check(text, at, removed, new),
+                "parsed: {new:?} after {at:?}"
+            );
+        }
     }
 
     /// Random edits inside scalars and comments of varied YAML, with characters that matter

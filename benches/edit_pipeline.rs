@@ -126,32 +126,47 @@ fn main() {
                     continue;
                 }
                 let edits = edits.as_array().unwrap();
-                let (mut t_edit, mut t_snap, mut t_yaml, mut t_model) =
-                    (vec![], vec![], vec![], vec![]);
+                // Timings per row of the harness (a break and its restore apart), in the
+                // order the rows first appear.
+                let mut rows: Vec<(String, [Vec<Duration>; 4])> = Vec::new();
                 let rounds = iterations.div_ceil(edits.len()) * edits.len();
                 for k in 0..rounds {
                     version += 1;
-                    let change = change_of(&edits[k % edits.len()]);
+                    let edit = &edits[k % edits.len()];
+                    let row = edit["row"].as_str().unwrap_or(site).to_string();
+                    let change = change_of(edit);
                     let t = Instant::now();
                     doc.apply_changes(&[change], version, Encoding::Utf16)
                         .unwrap();
-                    t_edit.push(t.elapsed());
+                    let t_edit = t.elapsed();
                     let t = Instant::now();
                     let snap = doc.snapshot();
-                    t_snap.push(t.elapsed());
+                    let t_snap = t.elapsed();
                     let t = Instant::now();
                     let yaml = YamlDoc::build(&snap);
-                    t_yaml.push(t.elapsed());
+                    let t_yaml = t.elapsed();
                     drop(yaml);
                     let t = Instant::now();
                     let model = Model::new(snap, settings.clone(), context.clone());
                     std::hint::black_box(model.diagnostics().len());
-                    t_model.push(t.elapsed());
+                    let t_model = t.elapsed();
+                    let i = match rows.iter().position(|(r, _)| *r == row) {
+                        Some(i) => i,
+                        None => {
+                            rows.push((row, Default::default()));
+                            rows.len() - 1
+                        }
+                    };
+                    for (list, t) in rows[i].1.iter_mut().zip([t_edit, t_snap, t_yaml, t_model]) {
+                        list.push(t);
+                    }
                 }
-                println!("{name} {site:<14} apply_changes+reparse {}", stats(t_edit));
-                println!("{name} {site:<14} snapshot              {}", stats(t_snap));
-                println!("{name} {site:<14} YamlDoc::build        {}", stats(t_yaml));
-                println!("{name} {site:<14} Model::new            {}", stats(t_model));
+                for (row, [t_edit, t_snap, t_yaml, t_model]) in rows {
+                    println!("{name} {row:<20} apply_changes+reparse {}", stats(t_edit));
+                    println!("{name} {row:<20} snapshot              {}", stats(t_snap));
+                    println!("{name} {row:<20} YamlDoc::build        {}", stats(t_yaml));
+                    println!("{name} {row:<20} Model::new            {}", stats(t_model));
+                }
             }
         }
     }

@@ -731,7 +731,7 @@ fn run_breaks(name: &str, text: &str, seed: u64, steps: usize, inside: bool) -> 
         let frag = rng.pick(BREAKERS);
         s.insert(step, off, frag, enc);
         step += 1;
-        broken_steps += usize::from(s.doc.tree().root_node().has_error());
+        broken_steps += usize::from(s.doc.snapshot().broken());
         // While broken: a character typed in an input's `doc` and taken back, or in the
         // other region.
         for _ in 0..rng.below(3) {
@@ -745,7 +745,7 @@ fn run_breaks(name: &str, text: &str, seed: u64, steps: usize, inside: bool) -> 
             };
             let Some(at) = at else { continue };
             s.insert(step, at, "x", enc);
-            broken_steps += usize::from(s.doc.tree().root_node().has_error());
+            broken_steps += usize::from(s.doc.snapshot().broken());
             s.delete(step + 1, at, at + 1, enc);
             step += 2;
         }

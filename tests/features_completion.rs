@@ -441,3 +441,68 @@ fn class_documentation_for_each_form() {
         list.documentation
     );
 }
+
+/// In a large document a broken hint's tree is settled around the large block (its value
+/// blanked in the tree, read from the hint parsed alone): completion and hover inside the
+/// broken hint answer as they do in a small document, where the fresh parse is the tree.
+#[test]
+fn a_broken_hint_beside_a_large_block_completes_and_hovers_as_in_a_small_document() {
+    let mut inputs = String::from("inputs:\n");
+    for i in 0..300 {
+        inputs.push_str(&format!(
+            "  in_{i}:\n    type: string\n    doc: input {i}\n"
+        ));
+    }
+    let small = format!(
+        "{HEAD}$namespaces:\n  agent: {NS}\nhints:\n  - class: agent:Tool\n    name: x\n    useWhen: \"\"\n    ann┃\noutputs: []\n"
+    );
+    let large = small.replace("outputs: []\n", &format!("{inputs}outputs: []\n"));
+    let settled = Snapshot::parse(&large.replacen(CURSOR, "", 1), 0);
+    assert!(
+        settled.settled.is_some(),
+        "the large document's tree is settled"
+    );
+    assert!(
+        Snapshot::parse(&small.replacen(CURSOR, "", 1), 0)
+            .settled
+            .is_none()
+    );
+    for profile in [Profile::Extension, Profile::Cwl2mcp] {
+        let (small_text, small_items) = complete(&small, profile);
+        let (large_text, large_items) = complete(&large, profile);
+        assert!(!small_items.is_empty());
+        assert_eq!(labels(&large_items), labels(&small_items), "{profile:?}");
+        for (a, b) in small_items.iter().zip(&large_items) {
+            assert_eq!(
+                apply(&small_text, a).replace("outputs: []\n", ""),
+                apply(&large_text, b).replace(&format!("{inputs}outputs: []\n"), ""),
+                "{profile:?} {}",
+                a.label
+            );
+        }
+    }
+    // Hover on the hint's class, and the syntax error reported once, in the hint.
+    let at = |marked: &str| marked.find("agent:Tool").unwrap() + 2;
+    let model = |marked: &str| {
+        Model::of_text(
+            &marked.replacen(CURSOR, "", 1),
+            settings(Profile::Extension),
+            DocumentContext::from_uri("file:///w/echo-region.cwl"),
+        )
+    };
+    let (small_model, large_model) = (model(&small), model(&large));
+    let hover = |m: &Model, marked: &str| {
+        cwl_mcp_lsp::features::hover::hover(m, at(marked)).map(|h| h.markdown)
+    };
+    assert!(hover(&small_model, &small).is_some());
+    assert_eq!(hover(&large_model, &large), hover(&small_model, &small));
+    let syntax = |m: &Model| {
+        m.diagnostics()
+            .iter()
+            .filter(|d| d.code == cwl_mcp_lsp::base::Code::YamlSyntax)
+            .map(|d| d.span.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(syntax(&large_model), syntax(&small_model));
+    assert_eq!(syntax(&small_model).len(), 1);
+}

@@ -39,6 +39,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 
 use tree_sitter::{InputEdit, Parser, Point, Tree};
 
@@ -245,12 +246,23 @@ fn value_of(text: &str, block: &Block) -> Option<InputEdit> {
     })
 }
 
+/// One block or entry whose text, parsed alone, has an error: its bytes, and the edit that
+/// stands for its value made spaces (after its key's colon, or its item's `-`).
+#[derive(Clone, Debug, PartialEq)]
+struct Blank {
+    block: Range<usize>,
+    value: InputEdit,
+}
+
 /// Adds to `out` the values to blank of `block` and, for a large one, of its entries (step 3
 /// of the module doc); `None` where the definition says the fresh parse.
-fn blanks(text: &str, block: &Block, parser: &mut Parser, out: &mut Vec<InputEdit>) -> Option<()> {
+fn blanks(text: &str, block: &Block, parser: &mut Parser, out: &mut Vec<Blank>) -> Option<()> {
     if block.bytes.len() < KEPT_BLOCK {
         if broken_alone(&text[block.bytes.clone()], parser) {
-            out.push(value_of(text, block)?);
+            out.push(Blank {
+                block: block.bytes.clone(),
+                value: value_of(text, block)?,
+            });
         }
         return Some(());
     }
@@ -425,15 +437,62 @@ impl VerdictScope {
     }
 }
 
+/// What [`settle`] defines for a broken text besides its tree: the error-free text that tree
+/// is of, the blocks blanked in it, and where libyaml can be asked about the text.
+#[derive(Clone, Debug)]
+pub struct Settled {
+    /// `T'`: the text with the values of `blanks` made spaces (same length, same rows and
+    /// columns, line breaks kept); the tree is its parse.
+    pub valid: Arc<str>,
+    /// The blocks and entries whose text, parsed alone, has an error, in text order.
+    pub blanks: Vec<Blanked>,
+    /// Where libyaml can be asked about the text ([`VerdictScope`]).
+    pub scope: Option<VerdictScope>,
+}
+
+/// A block or entry of a settled text whose text, parsed alone, has an error: its value is
+/// blanked in the tree, and the block is read from its own parse (`read`, `tree`).
+#[derive(Clone, Debug)]
+pub struct Blanked {
+    /// The block's bytes in the text.
+    pub block: Range<usize>,
+    /// Its blanked value's bytes (after its key's colon or its item's `-`).
+    pub value: Range<usize>,
+    /// The block's text followed by a line that begins a sibling (`_:` or `-` at the block's
+    /// indentation): alone, tree-sitter's error recovery swallows a broken block's last
+    /// lines whole, whereas with a sibling after it, as in the text, the error stays where
+    /// it is.
+    pub read: Arc<str>,
+    /// The parse of `read` (its bytes counted from the block's start).
+    pub tree: Tree,
+}
+
+impl Blanked {
+    fn of(text: &str, blank: &Blank, parser: &mut Parser) -> Option<Blanked> {
+        let block = &text[blank.block.clone()];
+        let indent = block.bytes().take_while(|&b| b == b' ').count();
+        let item = block.as_bytes().get(indent) == Some(&b'-');
+        let mut read = String::with_capacity(block.len() + indent + 4);
+        read.push_str(block);
+        if !block.ends_with('\n') {
+            read.push('\n');
+        }
+        read.extend(std::iter::repeat_n(' ', indent));
+        read.push_str(if item { "-\n" } else { "_:\n" });
+        let tree = parser.parse(&read, None)?;
+        Some(Blanked {
+            block: blank.block.clone(),
+            value: blank.value.start_byte..blank.value.old_end_byte,
+            read: Arc::from(read),
+            tree,
+        })
+    }
+}
+
 /// The tree of the broken `text` as the module doc defines it, from `base`: any tree and its
-/// text (the document's last error-free tree, or a tree of `text` itself), with where
-/// libyaml can be asked about it ([`VerdictScope`]); `None` where the definition says the
-/// fresh parse.
-pub fn settle(
-    text: &str,
-    base: (&Tree, &str),
-    parser: &mut Parser,
-) -> Option<(Tree, Option<VerdictScope>)> {
+/// text (the document's last error-free tree, or a tree of `text` itself), with what else it
+/// defines ([`Settled`]); `None` where the definition says the fresh parse.
+pub fn settle(text: &str, base: (&Tree, &str), parser: &mut Parser) -> Option<(Tree, Settled)> {
     let all = blocks(text);
     if !all.iter().any(|b| b.bytes.len() >= KEPT_BLOCK) {
         return None;
@@ -460,34 +519,46 @@ pub fn settle(
     settle_blanked(text, base, parser, &blanked)
 }
 
-/// Steps 4 and 5 of the module doc for the values `blanked` (in text order).
+/// Steps 4 and 5 of the module doc for the blocks `blanked` (in text order).
 fn settle_blanked(
     text: &str,
     base: (&Tree, &str),
     parser: &mut Parser,
-    blanked: &[InputEdit],
-) -> Option<(Tree, Option<VerdictScope>)> {
+    blanked: &[Blank],
+) -> Option<(Tree, Settled)> {
     let mut valid = text.as_bytes().to_vec();
-    for edit in blanked {
-        for b in &mut valid[edit.start_byte..edit.old_end_byte] {
+    for blank in blanked {
+        for b in &mut valid[blank.value.start_byte..blank.value.old_end_byte] {
             if !matches!(*b, b'\n' | b'\r') {
                 *b = b' ';
             }
         }
     }
     let mut tree = edited_to(base.0, base.1, text);
-    for edit in blanked {
-        tree.edit(edit);
+    for blank in blanked {
+        tree.edit(&blank.value);
     }
-    let mut tree = parser.parse(&valid, Some(&tree))?;
+    let tree = parser.parse(&valid, Some(&tree))?;
     if is_broken(&tree, &valid) {
         return None;
     }
-    let scope = VerdictScope::of(&tree, &valid, blanked[0].start_byte);
-    for edit in blanked {
-        tree.edit(edit);
-    }
-    Some((parser.parse(text, Some(&tree))?, scope))
+    let scope = VerdictScope::of(&tree, &valid, blanked[0].value.start_byte);
+    // Only ASCII bytes other than line breaks were made spaces, each a whole character:
+    // a blanked value is the bytes after an ASCII `:` or `-` to the end of its block, so
+    // no multi-byte character is cut.
+    let valid = String::from_utf8(valid).ok()?;
+    let blanks = blanked
+        .iter()
+        .map(|b| Blanked::of(text, b, parser))
+        .collect::<Option<Vec<Blanked>>>()?;
+    Some((
+        tree,
+        Settled {
+            valid: Arc::from(valid),
+            blanks,
+            scope,
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -541,6 +612,36 @@ mod tests {
         assert!(blocks("  indented: only\n").is_empty());
     }
 
+    /// The tree `settle` gives is the fresh parse of `T'` (the text with the broken blocks'
+    /// values made spaces), whose text it gives too.
+    fn is_the_tree_of_its_valid_text(tree: &Tree, settled: &Settled, text: &str) {
+        assert_eq!(settled.valid.len(), text.len());
+        let fresh = grammar::parser().parse(&*settled.valid, None).unwrap();
+        assert!(!is_broken(&fresh, settled.valid.as_bytes()));
+        assert_eq!(tree.root_node().to_sexp(), fresh.root_node().to_sexp());
+        for blank in &settled.blanks {
+            let (block, value) = (&blank.block, &blank.value);
+            assert!(block.start < value.start && value.end == block.end);
+            assert!(settled.valid[value.clone()].trim().is_empty());
+            assert_ne!(text[value.clone()].trim(), "");
+            // Read from the block followed by a sibling's first line.
+            assert!(blank.read.starts_with(&text[block.clone()]));
+            let fresh = grammar::parser().parse(&*blank.read, None).unwrap();
+            assert_eq!(
+                blank.tree.root_node().to_sexp(),
+                fresh.root_node().to_sexp()
+            );
+        }
+        let kept = |s: &str| {
+            let mut s = s.as_bytes().to_vec();
+            for blank in &settled.blanks {
+                s[blank.value.clone()].fill(b' ');
+            }
+            s
+        };
+        assert_eq!(kept(text), kept(&settled.valid));
+    }
+
     #[test]
     fn a_break_in_a_small_block_is_parsed_again_around_the_kept_blocks() {
         let text = format!(
@@ -550,10 +651,19 @@ mod tests {
         let mut parser = grammar::parser();
         let fresh = parser.parse(&text, None).unwrap();
         assert!(is_broken(&fresh, text.as_bytes()));
-        let settled = settle(&text, (&fresh, &text), &mut parser)
-            .expect("settled")
-            .0;
-        assert!(settled.root_node().has_error());
+        let (settled, what) = settle(&text, (&fresh, &text), &mut parser).expect("settled");
+        is_the_tree_of_its_valid_text(&settled, &what, &text);
+        let at = text.find("baseCommand").unwrap();
+        let blanks: Vec<_> = what
+            .blanks
+            .iter()
+            .map(|b| (b.block.clone(), b.value.clone()))
+            .collect();
+        assert_eq!(
+            blanks,
+            [(at..at + "baseCommand: [tool, run\n".len(), at + 12..at + 24)]
+        );
+        assert_eq!(&*what.blanks[0].read, "baseCommand: [tool, run\n_:\n");
         // The kept block is parsed as in a valid document: its mapping holds no error.
         let root = settled.root_node();
         let inputs_at = text.find("inputs:").unwrap();
@@ -653,10 +763,17 @@ mod tests {
         let mut parser = grammar::parser();
         let fresh = parser.parse(&text, None).unwrap();
         assert!(is_broken(&fresh, text.as_bytes()));
-        let settled = settle(&text, (&fresh, &text), &mut parser)
-            .expect("settled")
-            .0;
-        assert!(settled.root_node().has_error());
+        let (settled, what) = settle(&text, (&fresh, &text), &mut parser).expect("settled");
+        is_the_tree_of_its_valid_text(&settled, &what, &text);
+        let entry = text.find("  in_7:").unwrap();
+        let next = text.find("  in_8:").unwrap();
+        let blanks: Vec<_> = what
+            .blanks
+            .iter()
+            .map(|b| (b.block.clone(), b.value.clone()))
+            .collect();
+        assert_eq!(blanks, [(entry..next, entry + 7..next)]);
+        assert!(what.blanks[0].read.ends_with("\n  _:\n"));
         let good = parser.parse(&valid, None).unwrap();
         let lexed = Arc::new(AtomicUsize::new(0));
         let counter = lexed.clone();
@@ -769,7 +886,10 @@ mod tests {
                 text.insert_str(at, breaks[next(breaks.len())]);
             }
             let snapshot = Snapshot::parse(&text, 0);
-            let Some(scope) = snapshot.scope.clone() else {
+            let Some(settled) = snapshot.settled.clone() else {
+                continue;
+            };
+            let Some(scope) = settled.scope.clone() else {
                 continue;
             };
             let whole = libyaml::verdict(&text);
@@ -786,7 +906,10 @@ mod tests {
                 (None, _) => fell_back += 1,
             }
             let unscoped = Snapshot {
-                scope: None,
+                settled: Some(std::sync::Arc::new(Settled {
+                    scope: None,
+                    ..(*settled).clone()
+                })),
                 ..snapshot.clone()
             };
             assert_eq!(
@@ -814,11 +937,11 @@ mod tests {
         let mut parser = grammar::parser();
         let fresh = parser.parse(&text, None).unwrap();
         let before = PARSED_ALONE.with(|n| n.get());
-        let (settled, scope) = settle(&text, (&fresh, &text), &mut parser).expect("settled");
+        let (settled, what) = settle(&text, (&fresh, &text), &mut parser).expect("settled");
         let parsed = PARSED_ALONE.with(|n| n.get()) - before;
         assert!(parsed <= 2, "{parsed} blocks parsed alone");
-        assert!(settled.root_node().has_error());
-        assert_eq!(scope.map(|s| s.from), text.find("baseCommand"));
+        is_the_tree_of_its_valid_text(&settled, &what, &text);
+        assert_eq!(what.scope.map(|s| s.from), text.find("baseCommand"));
         // Broken inside `inputs`: its entries are asked.
         let text = valid.replace("  in_200:\n    type", "  in_200:\n     type");
         let fresh = parser.parse(&text, None).unwrap();

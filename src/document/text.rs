@@ -7,7 +7,7 @@ use tree_sitter::{InputEdit, Tree};
 use super::grammar;
 use super::interior::keeps_tree;
 use super::position::{Encoding, LineIndex, OutOfRange, Position, has_lone_cr};
-use super::settle::{VerdictScope, edited_to, is_broken, settle};
+use super::settle::{Settled, edited_to, is_broken, settle};
 
 /// One change of `textDocument/didChange`: a range (or the whole text) and its replacement.
 #[derive(Clone, Debug)]
@@ -23,20 +23,20 @@ pub struct Snapshot {
     pub tree: Tree,
     pub lines: LineIndex,
     pub version: i32,
-    /// Where libyaml can be asked about the text, when its tree is a settled broken one
-    /// ([`VerdictScope`]).
-    pub scope: Option<Arc<VerdictScope>>,
+    /// For a broken text whose tree is settled ([`settle`]): the error-free text `tree` is
+    /// of, the blocks blanked in it, and where libyaml can be asked about the text.
+    pub settled: Option<Arc<Settled>>,
 }
 
 impl Snapshot {
     /// Parses `text` from scratch (kept for a document opened with the same text while
     /// [`keeping_parses`] runs).
     pub fn parse(text: &str, version: i32) -> Snapshot {
-        let (tree, scope) = parse_defined(text);
+        let (tree, settled) = parse_defined(text);
         let text: Arc<str> = Arc::from(text);
         if text.len() >= KEEP_MIN_BYTES && KEEPING.with(|k| k.get()) {
             let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-            kept.insert(0, (text.clone(), (tree.clone(), scope.clone())));
+            kept.insert(0, (text.clone(), (tree.clone(), settled.clone())));
             kept.truncate(KEEP_MAX);
         }
         Snapshot {
@@ -44,13 +44,33 @@ impl Snapshot {
             text,
             tree,
             version,
-            scope,
+            settled,
         }
+    }
+
+    /// The tree that holds byte `at` of the text and where that tree's bytes start: the
+    /// tree of a settled text's broken block parsed alone when `at` is in its blanked value,
+    /// else the document's tree (at 0).
+    pub fn tree_at(&self, at: usize) -> (tree_sitter::Node<'_>, usize) {
+        if let Some(settled) = &self.settled {
+            for blank in &settled.blanks {
+                if blank.value.start <= at && at <= blank.value.end {
+                    return (blank.tree.root_node(), blank.block.start);
+                }
+            }
+        }
+        (self.tree.root_node(), 0)
+    }
+
+    /// Whether the text has a YAML error as tree-sitter reads it: its tree is settled (a
+    /// broken text, see [`settle`]) or has an error.
+    pub fn broken(&self) -> bool {
+        self.settled.is_some() || is_broken(&self.tree, self.text.as_bytes())
     }
 }
 
-/// A tree and, for a settled broken text, where libyaml can be asked about it.
-type Defined = (Tree, Option<Arc<VerdictScope>>);
+/// A tree and, for a settled broken text, what else [`settle`] defines.
+type Defined = (Tree, Option<Arc<Settled>>);
 
 /// The tree of `text` parsed from scratch, as every path must have it (SPEC §9).
 #[cfg(test)]
@@ -76,7 +96,7 @@ fn defined_tree(text: &str, tree: Tree, parser: &mut tree_sitter::Parser) -> Def
         return (tree, None);
     }
     match settle(text, (&tree, text), parser) {
-        Some((settled, scope)) => (settled, scope.map(Arc::new)),
+        Some((tree, settled)) => (tree, Some(Arc::new(settled))),
         None => (tree, None),
     }
 }
@@ -137,27 +157,30 @@ pub struct Document {
     tree: Tree,
     version: i32,
     lone_cr: bool,
-    /// While `tree` is broken (see [`is_broken`]): the last error-free tree of this document
-    /// and its text, from which the next version is parsed. A tree with errors is a poor base:
-    /// where tree-sitter's error recovery flattened the rest of the document, reusing it lexes
-    /// almost all of the text again (undoing a space typed at the start of an input's line:
-    /// 113 ms at 50,000 lines). The trees share most of their nodes.
+    /// While the text is broken (`tree` has an error, see [`is_broken`], or is settled): the
+    /// last error-free tree of this document and its text, from which the next version is
+    /// parsed (a settled tree is of another text, `T'`; it is that base when the document was
+    /// opened broken). A tree with errors is a poor base: where tree-sitter's error recovery
+    /// flattened the rest of the document, reusing it lexes almost all of the text again
+    /// (undoing a space typed at the start of an input's line: 113 ms at 50,000 lines). The
+    /// trees share most of their nodes.
     good: Option<(Tree, Arc<str>)>,
-    /// The [`VerdictScope`] of a settled broken `tree`.
-    scope: Option<Arc<VerdictScope>>,
+    /// What [`settle`] defines besides a settled `tree`.
+    settled: Option<Arc<Settled>>,
 }
 
 impl Document {
     pub fn new(text: String, version: i32) -> Document {
-        let (tree, scope) = take_kept(&text).unwrap_or_else(|| parse_defined(&text));
+        let (tree, settled) = take_kept(&text).unwrap_or_else(|| parse_defined(&text));
+        let good = settled.as_ref().map(|s| (tree.clone(), s.valid.clone()));
         Document {
-            scope,
+            settled,
             rope: Rope::from_str(&text),
             lone_cr: has_lone_cr(&text),
             text: Arc::from(text),
             tree,
             version,
-            good: None,
+            good,
         }
     }
 
@@ -219,10 +242,12 @@ impl Document {
         }
         // This version's tree is error-free (not the last error-free one kept beside a
         // broken tree).
-        let whole = self.good.is_none() && !is_broken(&self.tree, self.text.as_bytes());
+        let whole = self.good.is_none()
+            && self.settled.is_none()
+            && !is_broken(&self.tree, self.text.as_bytes());
         // Whether every change so far is inside one token and keeps the tree
         // ([`keeps_tree`]): then the edited tree is the new text's, without a parse.
-        let mut kept = whole && self.scope.is_none();
+        let mut kept = whole;
         // The base of the next parse.
         if whole {
             self.good = Some((self.tree.clone(), self.text.clone()));
@@ -237,7 +262,11 @@ impl Document {
                     let text: Arc<str> = Arc::from(change.text.as_str());
                     self.rope = Rope::from_str(&text);
                     self.good = None;
-                    (self.tree, self.scope) = parse_defined(&text);
+                    (self.tree, self.settled) = parse_defined(&text);
+                    self.good = self
+                        .settled
+                        .as_ref()
+                        .map(|s| (self.tree.clone(), s.valid.clone()));
                     self.lone_cr = has_lone_cr(&text);
                     edited = Some(text);
                 }
@@ -321,7 +350,7 @@ impl Document {
             None => parser.parse(text.as_bytes(), Some(&self.tree)),
         }
         .expect("parsing without a timeout returns a tree");
-        self.scope = None;
+        self.settled = None;
         if !is_broken(&tree, text.as_bytes()) {
             self.tree = tree;
             return;
@@ -330,11 +359,12 @@ impl Document {
             Some((good, good_text)) => (good, &**good_text),
             None => (&tree, &*text),
         };
-        if let Some((settled, scope)) = settle(&text, base, &mut parser) {
-            self.tree = settled;
-            self.scope = scope.map(Arc::new);
-            // Still broken: the next version is parsed from the same error-free tree.
-            self.good = good;
+        if let Some((tree, settled)) = settle(&text, base, &mut parser) {
+            // Still broken: the next version is parsed from the same error-free tree (or
+            // from the settled one, the tree of `T'`, when there was none).
+            self.good = good.or_else(|| Some((tree.clone(), settled.valid.clone())));
+            self.tree = tree;
+            self.settled = Some(Arc::new(settled));
             return;
         }
         // The old trees are not needed for a fresh parse: free them first (an empty parse
@@ -356,7 +386,7 @@ impl Document {
             tree: self.tree.clone(),
             lines: LineIndex::new(self.rope.clone()),
             version: self.version,
-            scope: self.scope.clone(),
+            settled: self.settled.clone(),
         }
     }
 }

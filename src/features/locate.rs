@@ -91,12 +91,42 @@ pub fn locate_in(snapshot: &Snapshot, range: Range<usize>) -> Located {
 }
 
 fn locate_range(snapshot: &Snapshot, range: Range<usize>, out: &mut Located) {
+    locate_tree(
+        snapshot.tree.root_node(),
+        &snapshot.text,
+        0,
+        range.clone(),
+        out,
+    );
+    // A settled broken text's blanked blocks, read from their trees parsed alone.
+    if let Some(settled) = &snapshot.settled {
+        for blank in &settled.blanks {
+            let block = &blank.block;
+            if block.start < range.end && range.start < block.end {
+                let within = range.start.saturating_sub(block.start)
+                    ..(range.end - block.start).min(block.len());
+                let root = blank.tree.root_node();
+                locate_tree(root, &blank.read, block.start, within, out);
+            }
+        }
+    }
+}
+
+/// The query's finds in the tree `root` of `text`, placed at byte `at` of the document, over
+/// `range` of `text`.
+fn locate_tree(
+    root: tree_sitter::Node,
+    text: &str,
+    at: usize,
+    range: Range<usize>,
+    out: &mut Located,
+) {
     let Some(query) = query() else { return };
-    let text = snapshot.text.as_bytes();
+    let text = text.as_bytes();
     let names = query.capture_names();
     let mut cursor = QueryCursor::new();
     cursor.set_byte_range(range);
-    let mut matches = cursor.matches(query, snapshot.tree.root_node(), text);
+    let mut matches = cursor.matches(query, root, text);
     while let Some(m) = matches.next() {
         let mut prefix = None;
         let mut uri = None;
@@ -108,7 +138,7 @@ fn locate_range(snapshot: &Snapshot, range: Range<usize>, out: &mut Located) {
                 "namespace.prefix" => prefix = Some(unquote(slice).to_string()),
                 "namespace.uri" => uri = Some(unquote(slice).to_string()),
                 "hint.class" => out.classes.push((
-                    c.node.start_byte()..c.node.end_byte(),
+                    c.node.start_byte() + at..c.node.end_byte() + at,
                     unquote(slice).to_string(),
                 )),
                 _ => {}

@@ -38,6 +38,28 @@ pub(super) fn error_regions(
     root: tree_sitter::Node,
     err: &libyaml::ParseError,
 ) -> Vec<SyntaxError> {
+    let mut regions: Vec<Span> = Vec::new();
+    collect_errors(root, &mut regions, 0);
+    errors_at(text, regions, err)
+}
+
+/// The error regions of `root`, a tree of the text placed at byte `at` of the document
+/// (a settled broken text's blanked block parsed alone), in the document's bytes.
+pub(super) fn regions_at(root: tree_sitter::Node, at: usize) -> Vec<Span> {
+    let mut regions: Vec<Span> = Vec::new();
+    collect_errors(root, &mut regions, 0);
+    regions
+        .into_iter()
+        .map(|r| r.start + at..r.end + at)
+        .collect()
+}
+
+/// [`error_regions`] with tree-sitter's error `regions` given.
+pub(super) fn errors_at(
+    text: &str,
+    regions: Vec<Span>,
+    err: &libyaml::ParseError,
+) -> Vec<SyntaxError> {
     // An unclosed flow collection, quoted scalar or key is best shown where it opened: libyaml
     // notices the problem only on a later line.
     let opened_at = ["flow", "quoted scalar", "simple key"]
@@ -60,8 +82,6 @@ pub(super) fn error_regions(
         span,
         message: format!("YAML syntax error: {}", err.message),
     }];
-    let mut regions: Vec<Span> = Vec::new();
-    collect_errors(root, &mut regions, 0);
     for region in regions {
         if region.start <= line_end {
             continue;

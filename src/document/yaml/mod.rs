@@ -55,16 +55,24 @@ impl YamlDoc {
     fn build_tree(snapshot: &Snapshot) -> YamlDoc {
         let text: &str = &snapshot.text;
         let root = snapshot.tree.root_node();
-        if root.has_error() {
-            // The verdict first: a document libyaml rejects (the usual case here) is read up
-            // to its error without its events copied out, and a settled text only from its
-            // first broken block (`VerdictScope`); the events are read when it accepts.
-            let scoped = snapshot.scope.as_ref().and_then(|s| s.verdict(text));
+        if let Some(settled) = &snapshot.settled {
+            // libyaml asked from the first blanked block on (`VerdictScope`); the events are
+            // read when it accepts (tree-sitter-yaml is stricter in places, SPEC §2).
+            let scoped = settled.scope.as_ref().and_then(|s| s.verdict(text));
             let verdict = match scoped {
                 Some(err) => Err(err),
                 None => libyaml::verdict(text),
             };
-            match verdict.and_then(|()| libyaml::events(text)) {
+            return match verdict.and_then(|()| libyaml::events(text)) {
+                Ok(events) => from_events(text, &events),
+                Err(err) => settled_doc(snapshot, settled, &err),
+            };
+        }
+        if root.has_error() {
+            // The verdict first: a document libyaml rejects (the usual case here) is read up
+            // to its error without its events copied out; the events are read when it
+            // accepts.
+            match libyaml::verdict(text).and_then(|()| libyaml::events(text)) {
                 Ok(events) => return from_events(text, &events),
                 Err(err) => {
                     let mut doc = from_tree(&snapshot.text, root);
@@ -80,4 +88,65 @@ impl YamlDoc {
     pub fn parse(text: &str) -> YamlDoc {
         YamlDoc::build(&Snapshot::parse(text, 0))
     }
+}
+
+/// The value tree of a settled broken text ([`settle`](crate::document::settle)), whose tree
+/// is that of `T'`, the text with its broken blocks' values blanked: `T'`'s value tree (the
+/// rest of the document as in a valid text, its large sections found in the memo), with the
+/// value of each blanked top-level block read from that block parsed alone (the broken
+/// entries of a large block keep no value while broken); its syntax errors are libyaml's
+/// first error, then the error regions of the blanked blocks parsed alone after it, as
+/// [`error_regions`] places them for a tree with errors.
+fn settled_doc(
+    snapshot: &Snapshot,
+    settled: &crate::document::settle::Settled,
+    err: &libyaml::ParseError,
+) -> YamlDoc {
+    let text: &str = &snapshot.text;
+    let mut doc = from_tree(&settled.valid, snapshot.tree.root_node());
+    let mut regions = Vec::new();
+    for blank in &settled.blanks {
+        let (at, len) = (blank.block.start, blank.block.len());
+        let within = |start: usize| start < len;
+        regions.extend(
+            errors::regions_at(blank.tree.root_node(), 0)
+                .into_iter()
+                .filter(|r| within(r.start))
+                .map(|r| r.start + at..r.end.min(len) + at),
+        );
+        // A top-level block (its key in the first column) is a pair of the root mapping.
+        if text
+            .as_bytes()
+            .get(at)
+            .is_none_or(|b| matches!(b, b' ' | b'-'))
+        {
+            continue;
+        }
+        let part = from_tree(&blank.read, blank.tree.root_node());
+        let (
+            Some(Node {
+                kind: Kind::Map { pairs: read, .. },
+                ..
+            }),
+            Some(Node {
+                kind: Kind::Map { pairs, .. },
+                ..
+            }),
+        ) = (part.root, doc.root.as_mut())
+        else {
+            continue;
+        };
+        if let Some(i) = pairs.iter().position(|p| p.key.span.start == at) {
+            let read = read
+                .iter()
+                .filter(|p| within(p.key.span.start))
+                .map(|p| Pair {
+                    key: p.key.shifted(at),
+                    value: p.value.shifted(at),
+                });
+            pairs.splice(i..=i, read);
+        }
+    }
+    doc.errors = errors::errors_at(text, regions, err);
+    doc
 }

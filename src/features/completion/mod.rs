@@ -126,7 +126,8 @@ pub fn completion(model: &Model, at: usize) -> Vec<Completion> {
 /// Whether the tree-sitter tree puts the cursor inside a `{…}` or `[…]` collection (flow
 /// style, JSON), where indentation says nothing.
 fn in_flow_collection(snapshot: &Snapshot, at: usize) -> bool {
-    let root = snapshot.tree.root_node();
+    let (root, start) = snapshot.tree_at(at);
+    let at = at - start;
     let Some(mut node) = root.descendant_for_byte_range(at, at) else {
         return false;
     };

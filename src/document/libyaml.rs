@@ -82,15 +82,21 @@ pub fn verdict(text: &str) -> Result<(), ParseError> {
     read(text, |_| {})
 }
 
+/// [`verdict`] on `first` followed by `then`, without joining them.
+pub fn verdict_of(first: &str, then: &str) -> Result<(), ParseError> {
+    read_by([first, then], CHUNK, |_| {})
+}
+
 /// Reads the events of `text` in order, handing each to `each`, up to the stream's end or the
 /// first error (nesting deeper than [`MAX_NESTING`] is one).
 fn read(text: &str, each: impl FnMut(&unsafe_sys::yaml_event_t)) -> Result<(), ParseError> {
-    read_by(text, CHUNK, each)
+    read_by([text, ""], CHUNK, each)
 }
 
-/// [`read`], libyaml handed at most `chunk` bytes at a time.
+/// [`read`] of `text[0]` followed by `text[1]`, libyaml handed at most `chunk` bytes at a
+/// time.
 fn read_by(
-    text: &str,
+    text: [&str; 2],
     chunk: usize,
     mut each: impl FnMut(&unsafe_sys::yaml_event_t),
 ) -> Result<(), ParseError> {
@@ -109,7 +115,8 @@ fn read_by(
         }
         unsafe_sys::yaml_parser_set_encoding(parser, unsafe_sys::YAML_UTF8_ENCODING);
         let mut input = Chunks {
-            rest: text.as_bytes(),
+            rest: text[0].as_bytes(),
+            then: text[1].as_bytes(),
             chunk,
         };
         unsafe_sys::yaml_parser_set_input(
@@ -161,6 +168,8 @@ const CHUNK: usize = 1024;
 /// The rest of the text being read ([`read_chunk`]).
 struct Chunks<'t> {
     rest: &'t [u8],
+    /// What follows `rest`.
+    then: &'t [u8],
     /// The most bytes handed at a time ([`CHUNK`]; tests compare with other sizes).
     chunk: usize,
 }
@@ -177,6 +186,9 @@ unsafe fn read_chunk(
     // `buffer` has room for `size` bytes, and `size_read` is libyaml's.
     unsafe {
         let input = &mut *data.cast::<Chunks<'_>>();
+        if input.rest.is_empty() {
+            input.rest = std::mem::take(&mut input.then);
+        }
         let n = input
             .rest
             .len()
@@ -344,7 +356,7 @@ mod tests {
         let all = |text: &str, chunk: usize| {
             let mut out = Vec::new();
             // SAFETY: `read_by` hands over a live event, initialised by libyaml.
-            let end = read_by(text, chunk, |e| out.push(unsafe { convert(e) }));
+            let end = read_by([text, ""], chunk, |e| out.push(unsafe { convert(e) }));
             (out, end)
         };
         let mut long = String::from("inputs:\n");
@@ -370,6 +382,16 @@ mod tests {
             for chunk in [1, 7, CHUNK] {
                 assert_eq!(all(text, chunk), whole, "chunk {chunk}");
             }
+            // In two parts, split anywhere.
+            let mut at = text.len() / 3;
+            while !text.is_char_boundary(at) {
+                at += 1;
+            }
+            assert_eq!(
+                verdict_of(&text[..at], &text[at..]),
+                whole.1,
+                "split at {at}"
+            );
         }
         assert!(rejected >= 8, "{rejected} rejected");
     }

@@ -367,10 +367,7 @@ impl VerdictScope {
     /// read to know) or the error cannot be placed in `text`.
     pub fn verdict(&self, text: &str) -> Option<super::libyaml::ParseError> {
         let rest = text.get(self.from..)?;
-        let mut scoped = String::with_capacity(self.prefix.len() + rest.len());
-        scoped.push_str(&self.prefix);
-        scoped.push_str(rest);
-        let err = super::libyaml::verdict(&scoped).err()?;
+        let err = super::libyaml::verdict_of(&self.prefix, rest).err()?;
         let n = self.prefix.len();
         let placed = |at: usize| (at >= n).then(|| at - n + self.from);
         Some(super::libyaml::ParseError {
@@ -526,9 +523,11 @@ fn settle_blanked(
     parser: &mut Parser,
     blanked: &[Blank],
 ) -> Option<(Tree, Settled)> {
-    let mut valid = text.as_bytes().to_vec();
+    // Copied once, into the `Arc` the settled text keeps.
+    let mut valid: Arc<[u8]> = Arc::from(text.as_bytes());
+    let bytes = Arc::get_mut(&mut valid).expect("a new Arc has no other owner");
     for blank in blanked {
-        for b in &mut valid[blank.value.start_byte..blank.value.old_end_byte] {
+        for b in &mut bytes[blank.value.start_byte..blank.value.old_end_byte] {
             if !matches!(*b, b'\n' | b'\r') {
                 *b = b' ';
             }
@@ -543,10 +542,12 @@ fn settle_blanked(
         return None;
     }
     let scope = VerdictScope::of(&tree, &valid, blanked[0].value.start_byte);
-    // Only ASCII bytes other than line breaks were made spaces, each a whole character:
-    // a blanked value is the bytes after an ASCII `:` or `-` to the end of its block, so
-    // no multi-byte character is cut.
-    let valid = String::from_utf8(valid).ok()?;
+    debug_assert!(std::str::from_utf8(&valid).is_ok());
+    // SAFETY: `valid` is `text` (UTF-8) with whole characters made spaces: each blanked
+    // value runs from after an ASCII `:` or `-` to the end of its block (a line start or
+    // the end of the text), so no multi-byte character is cut; `str` and `[u8]` have the
+    // same layout.
+    let valid: Arc<str> = unsafe { Arc::from_raw(Arc::into_raw(valid) as *const str) };
     let blanks = blanked
         .iter()
         .map(|b| Blanked::of(text, b, parser))
@@ -554,7 +555,7 @@ fn settle_blanked(
     Some((
         tree,
         Settled {
-            valid: Arc::from(valid),
+            valid,
             blanks,
             scope,
         },

@@ -25,7 +25,17 @@
 //!    first column of one of its keys (72–115 ms at 50,000 lines for a top-level key, against
 //!    0.1 ms for its value);
 //! 5. if the parse of `T'` has an error, the tree is the fresh parse of the text; otherwise it
-//!    is the parse of the text reusing the tree of `T'`, with the blocks of `S` edited back.
+//!    is the tree of `T'` ([`Settled`] says so: the text `T'`, and each block of `S` with the
+//!    tree of its own text followed by a sibling's first line, [`Blanked`]). The broken
+//!    blocks are read from those trees: their values (`YamlDoc`), their error regions, the
+//!    hint classes and namespaces found by `features::locate`.
+//!
+//! Until the thirteenth session step 5 parsed the text again, reusing `T'`'s tree, and that
+//! tree was the text's: a third parse per broken keystroke (2–5 ms at 50,000 lines), and
+//! tree-sitter's recovery of a break inside a large `inputs` was one flat ERROR that stopped
+//! at the break, so the value tree lost every later input and the derivation read the whole
+//! JSON. With `T'`'s tree the rest of the document reads as in a valid text, its sections
+//! found in the memo (decisions.md).
 //!
 //! Each step depends on the text only. The tree of `T'` has no error, and an error-free tree
 //! reached incrementally is the tree of a fresh parse (`tests/differential_edits.rs` checks it

@@ -624,8 +624,12 @@ mod tests {
     }
 
     /// The tree `settle` gives is the fresh parse of `T'` (the text with the broken blocks'
-    /// values made spaces), whose text it gives too.
-    fn is_the_tree_of_its_valid_text(tree: &Tree, settled: &Settled, text: &str) {
+    /// values made spaces), whose text it gives too; the blanked blocks' and values' bytes.
+    fn is_the_tree_of_its_valid_text(
+        tree: &Tree,
+        settled: &Settled,
+        text: &str,
+    ) -> Vec<(Range<usize>, Range<usize>)> {
         assert_eq!(settled.valid.len(), text.len());
         let fresh = grammar::parser().parse(&*settled.valid, None).unwrap();
         assert!(!is_broken(&fresh, settled.valid.as_bytes()));
@@ -651,6 +655,11 @@ mod tests {
             s
         };
         assert_eq!(kept(text), kept(&settled.valid));
+        settled
+            .blanks
+            .iter()
+            .map(|b| (b.block.clone(), b.value.clone()))
+            .collect()
     }
 
     #[test]
@@ -663,13 +672,8 @@ mod tests {
         let fresh = parser.parse(&text, None).unwrap();
         assert!(is_broken(&fresh, text.as_bytes()));
         let (settled, what) = settle(&text, (&fresh, &text), &mut parser).expect("settled");
-        is_the_tree_of_its_valid_text(&settled, &what, &text);
+        let blanks = is_the_tree_of_its_valid_text(&settled, &what, &text);
         let at = text.find("baseCommand").unwrap();
-        let blanks: Vec<_> = what
-            .blanks
-            .iter()
-            .map(|b| (b.block.clone(), b.value.clone()))
-            .collect();
         assert_eq!(
             blanks,
             [(at..at + "baseCommand: [tool, run\n".len(), at + 12..at + 24)]
@@ -775,14 +779,9 @@ mod tests {
         let fresh = parser.parse(&text, None).unwrap();
         assert!(is_broken(&fresh, text.as_bytes()));
         let (settled, what) = settle(&text, (&fresh, &text), &mut parser).expect("settled");
-        is_the_tree_of_its_valid_text(&settled, &what, &text);
+        let blanks = is_the_tree_of_its_valid_text(&settled, &what, &text);
         let entry = text.find("  in_7:").unwrap();
         let next = text.find("  in_8:").unwrap();
-        let blanks: Vec<_> = what
-            .blanks
-            .iter()
-            .map(|b| (b.block.clone(), b.value.clone()))
-            .collect();
         assert_eq!(blanks, [(entry..next, entry + 7..next)]);
         assert!(what.blanks[0].read.ends_with("\n  _:\n"));
         let good = parser.parse(&valid, None).unwrap();

@@ -43,14 +43,16 @@ pub(super) fn error_regions(
     errors_at(text, regions, err)
 }
 
-/// The error regions of `root`, a tree of the text placed at byte `at` of the document
-/// (a settled broken text's blanked block parsed alone), in the document's bytes.
-pub(super) fn regions_at(root: tree_sitter::Node, at: usize) -> Vec<Span> {
+/// The error regions of `root`, the tree of a settled broken text's block (its first `len`
+/// bytes are the block, placed at byte `at` of the document; a sibling's line follows): those
+/// that start in the block, kept to it, in the document's bytes.
+pub(super) fn regions_in(root: tree_sitter::Node, at: usize, len: usize) -> Vec<Span> {
     let mut regions: Vec<Span> = Vec::new();
     collect_errors(root, &mut regions, 0);
     regions
         .into_iter()
-        .map(|r| r.start + at..r.end + at)
+        .filter(|r| r.start < len)
+        .map(|r| r.start + at..r.end.min(len) + at)
         .collect()
 }
 

@@ -4,7 +4,9 @@
 //! user types). When tree-sitter reports an error, libyaml gives the verdict: if it accepts the
 //! document (tree-sitter-yaml is stricter in places real CWL uses, SPEC §2), the tree is built
 //! from libyaml's events instead and there is no syntax error; otherwise the tree-sitter tree,
-//! with its error regions, is used as recovered.
+//! with its error regions, is used as recovered. A settled broken text (its tree is that of
+//! the text with its broken blocks blanked, `document::settle`) is read from that tree and
+//! from each broken block's own tree (`settled_doc`).
 //!
 //! This file holds that choice ([`YamlDoc::build`]) and the public surface; the rest of the
 //! folder, each file using only those listed before it:
@@ -107,13 +109,7 @@ fn settled_doc(
     let mut regions = Vec::new();
     for blank in &settled.blanks {
         let (at, len) = (blank.block.start, blank.block.len());
-        let within = |start: usize| start < len;
-        regions.extend(
-            errors::regions_at(blank.tree.root_node(), 0)
-                .into_iter()
-                .filter(|r| within(r.start))
-                .map(|r| r.start + at..r.end.min(len) + at),
-        );
+        regions.extend(errors::regions_in(blank.tree.root_node(), at, len));
         // A top-level block (its key in the first column) is a pair of the root mapping.
         if text
             .as_bytes()
@@ -137,9 +133,11 @@ fn settled_doc(
             continue;
         };
         if let Some(i) = pairs.iter().position(|p| p.key.span.start == at) {
+            // The block's own pairs: not the sibling line after it, nor a value that runs
+            // into it (its spans would point past the block in the text).
             let read = read
                 .iter()
-                .filter(|p| within(p.key.span.start))
+                .filter(|p| p.key.span.start < len && p.value.span.end <= len)
                 .map(|p| Pair {
                     key: p.key.shifted(at),
                     value: p.value.shifted(at),

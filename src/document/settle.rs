@@ -552,12 +552,10 @@ fn settle_blanked(
         return None;
     }
     let scope = VerdictScope::of(&tree, &valid, blanked[0].value.start_byte);
-    debug_assert!(std::str::from_utf8(&valid).is_ok());
     // SAFETY: `valid` is `text` (UTF-8) with whole characters made spaces: each blanked
     // value runs from after an ASCII `:` or `-` to the end of its block (a line start or
-    // the end of the text), so no multi-byte character is cut; `str` and `[u8]` have the
-    // same layout.
-    let valid: Arc<str> = unsafe { Arc::from_raw(Arc::into_raw(valid) as *const str) };
+    // the end of the text), so no multi-byte character is cut.
+    let valid = unsafe { super::text::arc_str_unchecked(valid) };
     let blanks = blanked
         .iter()
         .map(|b| Blanked::of(text, b, parser))

@@ -407,8 +407,19 @@ fn concat(parts: &[&str]) -> Arc<str> {
     }
     // SAFETY: the `len` bytes were all written just above.
     let bytes: Arc<[u8]> = unsafe { bytes.assume_init() };
-    // SAFETY: the bytes are `&str`s one after the other, so UTF-8; `str` and `[u8]` have the
-    // same layout, and the pointer comes from `Arc::into_raw` of the same allocation.
+    // SAFETY: the bytes are `&str`s one after the other, so UTF-8.
+    unsafe { arc_str_unchecked(bytes) }
+}
+
+/// `bytes` as an `Arc<str>`, without a copy or a check.
+///
+/// # Safety
+///
+/// `bytes` must be UTF-8. (`str` and `[u8]` have the same layout, and the pointer comes from
+/// `Arc::into_raw` of the same allocation.)
+pub(super) unsafe fn arc_str_unchecked(bytes: Arc<[u8]>) -> Arc<str> {
+    debug_assert!(std::str::from_utf8(&bytes).is_ok());
+    // SAFETY: the caller's contract; see the doc.
     unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) }
 }
 
@@ -416,6 +427,34 @@ fn concat(parts: &[&str]) -> Arc<str> {
 mod tests {
     use super::super::tree_nodes;
     use super::*;
+
+    /// In a settled broken text, the tree at a byte of a blanked value is that block's own
+    /// (where the value is), elsewhere the document's (`T'`'s, blank there).
+    #[test]
+    fn the_tree_at_a_broken_block_is_its_own() {
+        let mut text = String::from("hints:\n  a:\n    aliases: [tool, run]\n     b: 1\ninputs:\n");
+        for i in 0..400 {
+            text.push_str(&format!("  in_{i}:\n    type: string\n"));
+        }
+        let snapshot = Snapshot::parse(&text, 0);
+        assert!(snapshot.broken() && snapshot.settled.is_some());
+        let at = text.find("run").unwrap();
+        let flow = |(root, start): (tree_sitter::Node<'_>, usize)| {
+            let mut node = root.descendant_for_byte_range(at - start, at - start);
+            while let Some(n) = node {
+                if n.kind() == "flow_sequence" {
+                    return Some(start + n.start_byte());
+                }
+                node = n.parent();
+            }
+            None
+        };
+        assert_eq!(flow(snapshot.tree_at(at)), text.find('['));
+        assert_eq!(flow((snapshot.tree.root_node(), 0)), None);
+        let (root, start) = snapshot.tree_at(text.find("in_3").unwrap());
+        assert_eq!((root.id(), start), (snapshot.tree.root_node().id(), 0));
+        assert!(!Snapshot::parse("a: 1\n", 0).broken());
+    }
 
     #[test]
     fn concat_puts_the_parts_one_after_the_other() {

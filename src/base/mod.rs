@@ -39,6 +39,18 @@ pub fn text_hash(text: &str) -> u64 {
     foldhash::quality::FixedState::with_seed(0x005e_771e).hash_one(text.as_bytes())
 }
 
+/// `bytes` as an `Arc<str>`, without a copy or a check.
+///
+/// # Safety
+///
+/// `bytes` must be UTF-8. (`str` and `[u8]` have the same layout, and the pointer comes from
+/// `Arc::into_raw` of the same allocation.)
+pub unsafe fn arc_str_unchecked(bytes: std::sync::Arc<[u8]>) -> std::sync::Arc<str> {
+    debug_assert!(std::str::from_utf8(&bytes).is_ok());
+    // SAFETY: the caller's contract; see the doc.
+    unsafe { std::sync::Arc::from_raw(std::sync::Arc::into_raw(bytes) as *const str) }
+}
+
 /// Where the keys of a new list are in the previous version of that list (the memo addresses
 /// of a section's entries, or of a renderer's parameters): at the place after the last match
 /// when they are there (a list edited in a few places), else through a map of the previous

@@ -555,7 +555,7 @@ fn settle_blanked(
     // SAFETY: `valid` is `text` (UTF-8) with whole characters made spaces: each blanked
     // value runs from after an ASCII `:` or `-` to the end of its block (a line start or
     // the end of the text), so no multi-byte character is cut.
-    let valid = unsafe { super::text::arc_str_unchecked(valid) };
+    let valid = unsafe { crate::base::arc_str_unchecked(valid) };
     let blanks = blanked
         .iter()
         .map(|b| Blanked::of(text, b, parser))

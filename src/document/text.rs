@@ -408,19 +408,7 @@ fn concat(parts: &[&str]) -> Arc<str> {
     // SAFETY: the `len` bytes were all written just above.
     let bytes: Arc<[u8]> = unsafe { bytes.assume_init() };
     // SAFETY: the bytes are `&str`s one after the other, so UTF-8.
-    unsafe { arc_str_unchecked(bytes) }
-}
-
-/// `bytes` as an `Arc<str>`, without a copy or a check.
-///
-/// # Safety
-///
-/// `bytes` must be UTF-8. (`str` and `[u8]` have the same layout, and the pointer comes from
-/// `Arc::into_raw` of the same allocation.)
-pub(super) unsafe fn arc_str_unchecked(bytes: Arc<[u8]>) -> Arc<str> {
-    debug_assert!(std::str::from_utf8(&bytes).is_ok());
-    // SAFETY: the caller's contract; see the doc.
-    unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) }
+    unsafe { crate::base::arc_str_unchecked(bytes) }
 }
 
 #[cfg(test)]

@@ -867,9 +867,10 @@ impl<'t> TreeBuilder<'t> {
                     Some(k) => self.node(k, depth + 1),
                     None => Node::empty(child.start_byte()),
                 };
+                // The key first: `Node::parent` walks down from the root (O(depth × width)).
                 let deferrable = self.defer_in.is_some()
-                    && child.parent().map(|p| p.id()) == self.defer_in
-                    && matches!(key_node.scalar(), Some("inputs" | "outputs"));
+                    && matches!(key_node.scalar(), Some("inputs" | "outputs"))
+                    && child.parent().map(|p| p.id()) == self.defer_in;
                 let value_node = match value {
                     Some(v)
                         if deferrable

@@ -9,7 +9,10 @@
 //!
 //! Environment: `CWL_MCP_BENCH_ITERS` (edits per site, default 30), `CWL_MCP_BENCH_SIZES`
 //! (e.g. `50000`), `CWL_MCP_BENCH_PLACEMENTS` (`top`, `bottom`), `CWL_MCP_BENCH_SITES` (e.g.
-//! `input_doc,yaml`), `CWL_MCP_BENCH_OPEN=0` to skip the didOpen figure (for profiling one site).
+//! `input_doc,yaml`), `CWL_MCP_BENCH_OPEN=0` to skip the didOpen figure (for profiling one site),
+//! `CWL_MCP_BENCH_GAP_MS` (idle milliseconds before each edit, default 0: the harness leaves
+//! 5 ms between edits, and after such a gap the same work takes up to twice as long on the
+//! 2-core machine as in a tight loop, see bench/notes.md).
 use std::time::{Duration, Instant};
 
 use cwl_mcp_lsp::base::DocumentContext;
@@ -68,6 +71,13 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(30);
     let open = std::env::var("CWL_MCP_BENCH_OPEN").map_or(true, |v| v != "0");
+    let gap = Duration::from_secs_f64(
+        std::env::var("CWL_MCP_BENCH_GAP_MS")
+            .ok()
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+            / 1e3,
+    );
     for size in [500, 5000, 50000] {
         if !wanted("CWL_MCP_BENCH_SIZES", &size.to_string()) {
             continue;
@@ -135,6 +145,9 @@ fn main() {
                     let edit = &edits[k % edits.len()];
                     let row = edit["row"].as_str().unwrap_or(site).to_string();
                     let change = change_of(edit);
+                    if !gap.is_zero() {
+                        std::thread::sleep(gap);
+                    }
                     let t = Instant::now();
                     doc.apply_changes(&[change], version, Encoding::Utf16)
                         .unwrap();

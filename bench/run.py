@@ -7,7 +7,8 @@
 Stdlib only. Generated CWL tools (bench/gen_cwl.py) of 500, 5,000 and 50,000 lines, each with the
 `mcp:Tool` hint near the top (as real files have it) and at the end. Each server is spawned fresh
 several times over stdio; per process it measures spawn -> `initialize` answer, `didOpen` ->
-first diagnostics, completion and hover in the hint, the one-character edits of every edit site
+first diagnostics (timed in more processes that only open the file: --open-runs), completion and
+hover in the hint, the one-character edits of every edit site
 (the annotation value `true`<->`trux`, `useWhen` prose, an input's `doc`, an input's `default`,
 `baseCommand`, and `]` of `baseCommand` deleted then restored: YAML broken, then valid again),
 each timed until the `publishDiagnostics` of that version, a protocol floor (a request answered
@@ -260,7 +261,7 @@ def lsp_change(e):
             "text": e["text"]}
 
 
-def one_run(server, info, edits_per_site, repeats):
+def one_run(server, info, edits_per_site, repeats, open_only=False):
     path = Path(info["path"])
     pos = info["pos"]
     text = path.read_text()
@@ -290,6 +291,8 @@ def one_run(server, info, edits_per_site, repeats):
         out["n_diagnostics"] = len(msg["params"]["diagnostics"]) if msg else None
         if msg is None:
             out.setdefault("errors", []).append("no diagnostics after didOpen")
+        if open_only:
+            return out
         c.drain(server.get("settle", 0.05))
 
         td = {"uri": uri}
@@ -461,7 +464,7 @@ def bench_check(binary, corpus, runs):
     return {"files": files, "s": times, "exit_codes": sorted(codes)}
 
 
-def summarize(runs):
+def summarize(runs, opens=()):
     def stat(xs):
         return {"median": median(xs), "p95": p95(xs), "n": len(xs)}
 
@@ -469,7 +472,7 @@ def summarize(runs):
     for key in ("completion_ms", "hover_ms", "floor_ms"):
         s[key] = stat([x for r in runs for x in r.get(key, [])])
     for key in ("init_ms", "open_ms"):
-        s[key] = stat([r[key] for r in runs if r.get(key) is not None])
+        s[key] = stat([r[key] for r in list(runs) + list(opens) if r.get(key) is not None])
     rss = [r["rss_mb"] for r in runs if r.get("rss_mb") is not None]
     s["rss_mb"] = {"median": median(rss), "max": max(rss) if rss else None, "n": len(rss)}
     s["errors"] = sorted({e for r in runs for e in r.get("errors", []) + ([r["error"]] if "error" in r else [])})
@@ -555,7 +558,9 @@ def write_report(path, res, args):
              "Raw samples: `target/bench/results.json`.\n")
     L.append(f"Machine: {m['cpu']}, {m['cores']} cores, Linux {m['kernel']}, Python {m['python']}; commit "
              f"`{m['commit']}`; {m['date']}; load average at start {' / '.join(m.get('loadavg', []))}, at end "
-             f"{' / '.join(res.get('loadavg_end', []))}. Repetitions: {args.runs} fresh server processes per file, "
+             f"{' / '.join(res.get('loadavg_end', []))}. Repetitions: {args.runs} fresh server processes per file"
+             + (f" (`didOpen` in {args.open_runs}: {args.open_runs - args.runs} more that only open the file)"
+                if args.open_runs > args.runs else "") + ", "
              f"{args.edits} edits per site and {args.repeats} completion and hover requests per process "
              f"(yaml-language-server: {args.peer_runs} processes, {args.peer_edits} edits per site, "
              f"{args.peer_repeats} requests). Floors: `benches/floor.rs`, {args.floor_full} full parses and "
@@ -714,6 +719,8 @@ def main():
                     help="the floor binary (default: built with `cargo bench --bench floor --no-run`)")
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus" / "real")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--open-runs", type=int, default=9,
+                    help="processes whose didOpen is timed (the --runs ones, then processes that only open)")
     ap.add_argument("--edits", type=int, default=20, help="edits per site and process (even)")
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--peer-runs", type=int, default=2)
@@ -743,6 +750,8 @@ def main():
         for k in ("runs", "edits", "repeats", "peer_runs", "peer_edits", "peer_repeats", "check_runs",
                   "floor_full", "floor_repeats"):
             setattr(args, k, int(saved[k]))
+        # Results written before --open-runs opened the file in the --runs processes only.
+        args.open_runs = int(saved.get("open_runs", saved["runs"]))
         args.quick = saved.get("quick") == "True"
         report = args.report or (WORK / "performance.quick.md" if args.quick else ROOT / "docs" / "performance.md")
         write_report(report, res, args)
@@ -751,6 +760,7 @@ def main():
     if args.quick:
         (args.runs, args.edits, args.repeats, args.peer_runs, args.peer_edits, args.peer_repeats,
          args.check_runs, args.floor_full, args.floor_repeats) = 1, 4, 5, 1, 2, 2, 1, 3, 4
+        args.open_runs = 1
     if args.quick:
         args.index_runs = min(args.index_runs, 1)
     args.edits += args.edits % 2
@@ -780,6 +790,7 @@ def main():
                                                    "lines": pos["lines"], "bytes": f.stat().st_size, "pos": pos}
 
     servers = [{"name": "cwl-mcp-lsp", "cmd": [str(args.binary)], "language": "cwl", "runs": args.runs,
+                "open_runs": args.open_runs,
                 "edits": args.edits, "repeats": args.repeats, "settle": 0.05, "between_edits": 0.005}]
     if not args.no_peer:
         yls = ensure_yls()
@@ -813,8 +824,16 @@ def main():
                       + f" ms, rss {fmt(r.get('rss_mb'))} MB"
                       + (f", errors {r.get('errors') or r.get('error')}" if r.get("errors") or r.get("error") else ""),
                       file=sys.stderr)
-            res["raw"][server["name"]][key] = runs
-            res["servers"][server["name"]][key] = summarize(runs)
+            # More opens than full runs (a median of three opens is mostly the machine's drift):
+            # processes that initialize, open, and stop at the first diagnostics.
+            opens = []
+            for i in range(server.get("open_runs", 0) - len(runs)):
+                opens.append(one_run(server, info, 0, 0, open_only=True))
+            if opens:
+                print(f"[{server['name']} {key}] {len(opens)} more opens: "
+                      + ", ".join(fmt(r.get("open_ms")) for r in opens) + " ms", file=sys.stderr)
+            res["raw"][server["name"]][key] = runs + opens
+            res["servers"][server["name"]][key] = summarize(runs, opens)
     res["check"] = bench_check(args.binary, args.corpus, args.check_runs)
     if args.index_runs > 0:
         res["index"] = index_module().measure(args.binary, args.corpus.parent, args.index_runs)

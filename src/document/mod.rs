@@ -9,6 +9,7 @@ pub mod text;
 pub mod yaml;
 
 pub use position::{Encoding, LineIndex, OutOfRange, Position};
+pub use settle::Warming;
 pub use text::{Change, Document, Snapshot};
 
 /// Calls `f` on every node of `tree` in document order (tests compare and sample trees).

@@ -15,9 +15,10 @@
 //!    down ([`entries`]: lines at the indentation of its first entry that begin a key, or `-`
 //!    items), and so on while an entry is that large; other large blocks are kept whole;
 //! 3. `S` = the blocks and entries smaller than [`KEPT_BLOCK`] whose own text, parsed alone,
-//!    has an error (memoized by a hash of that text); first only the top-level blocks (the
-//!    large ones kept whole, not split): if some are in `S` and step 5 gives a tree with
-//!    them alone, that is the tree; else `S` with the entries of step 2 too;
+//!    has an error (memoized by a hash of that text, and asked ahead by [`Warming`] in the
+//!    server); first only the top-level blocks (the large ones kept whole, not split): if
+//!    some are in `S` and step 5 gives a tree with them alone, that is the tree; else `S`
+//!    with the entries of step 2 too;
 //! 4. `T'` = the text with every byte of the blocks in `S` after the colon of its key (after
 //!    the `-` of an item), but the line breaks, made a space (same length, same rows and
 //!    columns; a block in `S` whose first line has no `key:` means the fresh parse). The key
@@ -267,19 +268,76 @@ struct Blank {
 /// Adds to `out` the values to blank of `block` and, for a large one, of its entries (step 3
 /// of the module doc); `None` where the definition says the fresh parse.
 fn blanks(text: &str, block: &Block, parser: &mut Parser, out: &mut Vec<Blank>) -> Option<()> {
-    if block.bytes.len() < KEPT_BLOCK {
-        if broken_alone(&text[block.bytes.clone()], parser) {
+    let mut asked = Vec::new();
+    asked_of(text, block, &mut asked);
+    for part in &asked {
+        if broken_alone(&text[part.bytes.clone()], parser) {
             out.push(Blank {
-                block: block.bytes.clone(),
-                value: value_of(text, block)?,
+                block: part.bytes.clone(),
+                value: value_of(text, part)?,
             });
         }
-        return Some(());
-    }
-    for entry in entries(text, block).unwrap_or_default() {
-        blanks(text, &entry, parser, out)?;
     }
     Some(())
+}
+
+/// The parts of `block` whose verdicts step 3 asks for, in text order: the block itself when
+/// it is smaller than [`KEPT_BLOCK`], else its entries, split again while an entry is that
+/// large.
+fn asked_of(text: &str, block: &Block, out: &mut Vec<Block>) {
+    if block.bytes.len() < KEPT_BLOCK {
+        out.push(block.clone());
+        return;
+    }
+    for entry in entries(text, block).unwrap_or_default() {
+        asked_of(text, &entry, out);
+    }
+}
+
+/// The verdicts a first break would ask of a text, asked ahead, a slice at a time, on the
+/// thread that will settle its edits (the memo is per thread): the server runs it while the
+/// editor is idle after a document is opened. Without it, the first break inside a large
+/// block of a 50,000-line tool parses each of its 2,800 entries alone while the user waits
+/// (130–190 ms); later breaks find those verdicts memoized.
+pub struct Warming {
+    text: Arc<str>,
+    parts: Vec<Range<usize>>,
+    next: usize,
+    parser: Parser,
+}
+
+impl Warming {
+    /// The verdicts to ask of `text` (every part of every block, as the second pass of
+    /// [`settle`] would); `None` for a text without a large block, which is never settled.
+    pub fn of(text: Arc<str>) -> Option<Warming> {
+        let all = blocks(&text);
+        if !all.iter().any(|b| b.bytes.len() >= KEPT_BLOCK) {
+            return None;
+        }
+        let mut asked = Vec::new();
+        for block in &all {
+            asked_of(&text, block, &mut asked);
+        }
+        Some(Warming {
+            parts: asked.into_iter().map(|b| b.bytes).collect(),
+            text,
+            next: 0,
+            parser: super::grammar::parser(),
+        })
+    }
+
+    /// Asks verdicts until `budget` has passed (at least one); `true` once every one is known.
+    pub fn step(&mut self, budget: std::time::Duration) -> bool {
+        let start = std::time::Instant::now();
+        while let Some(part) = self.parts.get(self.next) {
+            broken_alone(&self.text[part.clone()], &mut self.parser);
+            self.next += 1;
+            if start.elapsed() >= budget {
+                break;
+            }
+        }
+        self.next >= self.parts.len()
+    }
 }
 
 /// The point of `byte` in `text`, as tree-sitter counts them (rows end at `\n`).
@@ -956,5 +1014,36 @@ mod tests {
         let before = PARSED_ALONE.with(|n| n.get());
         settle(&text, (&fresh, &text), &mut parser).expect("settled");
         assert!(PARSED_ALONE.with(|n| n.get()) - before >= 400);
+    }
+
+    /// After [`Warming`] of a text, a first break inside its large block parses only the
+    /// broken entry alone, and settles as without it; a text without a large block has none.
+    #[test]
+    fn warming_asks_ahead_the_verdicts_of_a_first_break() {
+        let valid = format!("cwlVersion: v1.2\n{}outputs: {{}}\n", big_inputs(500));
+        let mut warming = Warming::of(Arc::from(valid.as_str())).expect("a large block");
+        let before = PARSED_ALONE.with(|n| n.get());
+        let mut steps = 1;
+        while !warming.step(std::time::Duration::from_micros(200)) {
+            steps += 1;
+        }
+        let warmed = PARSED_ALONE.with(|n| n.get()) - before;
+        // Every input, and the two small top-level blocks (memoized from earlier tests or not).
+        assert!((500..=502).contains(&warmed), "{warmed} parsed alone");
+        assert!(steps > 1, "a 200 µs budget took one step");
+        let text = valid.replace("  in_321:\n    type", "  in_321:\n     type");
+        let mut parser = grammar::parser();
+        let good = parser.parse(&valid, None).unwrap();
+        let before = PARSED_ALONE.with(|n| n.get());
+        let (settled, what) = settle(&text, (&good, &valid), &mut parser).expect("settled");
+        let parsed = PARSED_ALONE.with(|n| n.get()) - before;
+        assert_eq!(parsed, 1, "{parsed} parsed alone after warming");
+        is_the_tree_of_its_valid_text(&settled, &what, &text);
+        let blanked: Vec<&str> = what.blanks.iter().map(|b| &text[b.block.clone()]).collect();
+        assert_eq!(
+            blanked,
+            ["  in_321:\n     type: string\n    doc: input 321\n"]
+        );
+        assert!(Warming::of(Arc::from("cwlVersion: v1.2\ninputs: {}\n")).is_none());
     }
 }

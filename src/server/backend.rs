@@ -373,6 +373,7 @@ impl LanguageServer for Backend {
                     context,
                     path,
                     cached: None,
+                    warmed: false,
                 },
             );
         }

@@ -3,6 +3,7 @@
 //! clients (never a superseded version; bursts coalesce), and reports malformed project files.
 //! Requests build or share models through [`analyse`] too.
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::Result;
@@ -14,7 +15,7 @@ use super::guard::{guarded, guarded_inline, lock};
 use super::session::Session;
 use super::state::{Cached, Job, State};
 use crate::base::Diagnostic as PlainDiagnostic;
-use crate::document::{Encoding, LineIndex};
+use crate::document::{Encoding, LineIndex, Warming};
 use crate::model::Model;
 use crate::model::workspace;
 
@@ -92,11 +93,15 @@ pub async fn run_job(
     let model = analysed.model;
     let others = refresh_served(state, session, &uri).await;
     let names = workspace::served_names(&model, workspace::Scope::Diagnosed);
-    let (items, affected) = {
+    let (items, affected, warm) = {
         let mut st = lock(state);
         if st.version(&uri) != Some(key.0) {
             return; // superseded: the newer version is already queued
         }
+        let warm = st
+            .docs
+            .get_mut(&uri)
+            .is_some_and(|d| !std::mem::replace(&mut d.warmed, true));
         let affected = st.served_by_analysis(&uri, key, names, others);
         for other in &affected {
             st.published.remove(other);
@@ -107,8 +112,11 @@ pub async fn run_job(
             st.published.insert(uri.clone(), key);
             st.diagnostics(&uri, &model, analysed.cached.config_error.as_ref())
         });
-        (items, affected)
+        (items, affected, warm)
     };
+    if warm && let Some(warming) = Warming::of(model.snapshot.text.clone()) {
+        tokio::spawn(warm_verdicts(warming));
+    }
     report_project_files(client, session, encoding, &shape).await;
     if let Some(items) = items {
         let lines = &model.snapshot.lines;
@@ -126,6 +134,17 @@ pub async fn run_job(
         } else {
             // The worker loop picks the affected documents up (they are marked dirty).
         }
+    }
+}
+
+/// Asks ahead, on this (the protocol) thread, the verdicts a first break of a just opened
+/// document would ask ([`Warming`]): a quarter of a millisecond at a time, then a millisecond
+/// off, so that messages arriving meanwhile wait for one slice at most (a task that only
+/// yielded could be polled again before the protocol's input is looked at).
+async fn warm_verdicts(mut warming: Warming) {
+    const SLICE: Duration = Duration::from_micros(250);
+    while !warming.step(SLICE) {
+        tokio::time::sleep(Duration::from_millis(1)).await;
     }
 }
 

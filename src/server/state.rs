@@ -26,6 +26,9 @@ pub struct OpenDocument {
     pub path: Option<PathBuf>,
     /// `(version, generation)` of `model`.
     pub cached: Option<((i32, u64), Cached)>,
+    /// Whether the verdicts a first break would ask of it were asked ahead
+    /// ([`crate::document::Warming`], once per open, after its first analysis).
+    pub warmed: bool,
 }
 
 impl OpenDocument {
@@ -431,6 +434,7 @@ mod tests {
         };
         let mut open = OpenDocument {
             document,
+            warmed: false,
             context: DocumentContext::default(),
             path: None,
             cached: Some(((1, 0), cached)),

@@ -1002,18 +1002,23 @@ mod tests {
         let text = valid.replace("[tool, run]", "[tool, run");
         let mut parser = grammar::parser();
         let fresh = parser.parse(&text, None).unwrap();
-        let before = PARSED_ALONE.with(|n| n.get());
-        let (settled, what) = settle(&text, (&fresh, &text), &mut parser).expect("settled");
-        let parsed = PARSED_ALONE.with(|n| n.get()) - before;
+        let ((settled, what), parsed) =
+            parsed_alone(|| settle(&text, (&fresh, &text), &mut parser).expect("settled"));
         assert!(parsed <= 2, "{parsed} blocks parsed alone");
         is_the_tree_of_its_valid_text(&settled, &what, &text);
         assert_eq!(what.scope.map(|s| s.from), text.find("baseCommand"));
         // Broken inside `inputs`: its entries are asked.
         let text = valid.replace("  in_200:\n    type", "  in_200:\n     type");
         let fresh = parser.parse(&text, None).unwrap();
+        let (_, parsed) = parsed_alone(|| settle(&text, (&fresh, &text), &mut parser));
+        assert!(parsed >= 400, "{parsed} blocks parsed alone");
+    }
+
+    /// What `f` returns, and how many blocks it parsed alone (verdicts not memoized).
+    fn parsed_alone<R>(f: impl FnOnce() -> R) -> (R, usize) {
         let before = PARSED_ALONE.with(|n| n.get());
-        settle(&text, (&fresh, &text), &mut parser).expect("settled");
-        assert!(PARSED_ALONE.with(|n| n.get()) - before >= 400);
+        let out = f();
+        (out, PARSED_ALONE.with(|n| n.get()) - before)
     }
 
     /// After [`Warming`] of a text, a first break inside its large block parses only the
@@ -1022,21 +1027,21 @@ mod tests {
     fn warming_asks_ahead_the_verdicts_of_a_first_break() {
         let valid = format!("cwlVersion: v1.2\n{}outputs: {{}}\n", big_inputs(500));
         let mut warming = Warming::of(Arc::from(valid.as_str())).expect("a large block");
-        let before = PARSED_ALONE.with(|n| n.get());
-        let mut steps = 1;
-        while !warming.step(std::time::Duration::from_micros(200)) {
-            steps += 1;
-        }
-        let warmed = PARSED_ALONE.with(|n| n.get()) - before;
+        let (steps, warmed) = parsed_alone(|| {
+            let mut steps = 1;
+            while !warming.step(std::time::Duration::from_micros(200)) {
+                steps += 1;
+            }
+            steps
+        });
         // Every input, and the two small top-level blocks (memoized from earlier tests or not).
         assert!((500..=502).contains(&warmed), "{warmed} parsed alone");
         assert!(steps > 1, "a 200 µs budget took one step");
         let text = valid.replace("  in_321:\n    type", "  in_321:\n     type");
         let mut parser = grammar::parser();
         let good = parser.parse(&valid, None).unwrap();
-        let before = PARSED_ALONE.with(|n| n.get());
-        let (settled, what) = settle(&text, (&good, &valid), &mut parser).expect("settled");
-        let parsed = PARSED_ALONE.with(|n| n.get()) - before;
+        let ((settled, what), parsed) =
+            parsed_alone(|| settle(&text, (&good, &valid), &mut parser).expect("settled"));
         assert_eq!(parsed, 1, "{parsed} parsed alone after warming");
         is_the_tree_of_its_valid_text(&settled, &what, &text);
         let blanked: Vec<&str> = what.blanks.iter().map(|b| &text[b.block.clone()]).collect();

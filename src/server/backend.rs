@@ -13,7 +13,7 @@ use super::capabilities::{APPLY_EDIT_COMMAND, ClientFeatures, ClientShape, serve
 use super::convert;
 use super::guard::{guarded, internal, invalid_params, lock};
 use super::index;
-use super::scheduler::{Analysed, analyse, refresh_served, run_job};
+use super::scheduler::{Analysed, analyse, note_edit, refresh_served, run_job};
 use super::session::Session;
 use super::state::{OpenDocument, State, uri_path};
 use crate::base::DocumentContext;
@@ -382,6 +382,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        note_edit();
         let uri = params.text_document.uri;
         let changes: Vec<Change> = params
             .content_changes

@@ -138,14 +138,40 @@ pub async fn run_job(
 }
 
 /// Asks ahead, on this (the protocol) thread, the verdicts a first break of a just opened
-/// document would ask ([`Warming`]): a quarter of a millisecond at a time, then a millisecond
-/// off, so that messages arriving meanwhile wait for one slice at most (a task that only
-/// yielded could be polled again before the protocol's input is looked at).
+/// document would ask ([`Warming`]), while no edit is coming in: a quarter of a millisecond
+/// at a time, each slice once [`QUIET`] has passed since the last `didChange`, so that it
+/// never competes with typing, and a message arriving during a slice waits for it at most
+/// (the task sleeps between slices: one that only yielded could be polled again before the
+/// protocol's input is looked at).
 async fn warm_verdicts(mut warming: Warming) {
     const SLICE: Duration = Duration::from_micros(250);
-    while !warming.step(SLICE) {
+    loop {
+        let quiet_for = last_edit().map_or(QUIET, |t| t.elapsed());
+        if quiet_for < QUIET {
+            tokio::time::sleep(QUIET - quiet_for).await;
+            continue;
+        }
+        if warming.step(SLICE) {
+            return;
+        }
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
+}
+
+/// How long after a `didChange` the verdicts are not asked ahead (typing is a keystroke every
+/// 100–300 ms; the harness edits every 5–10 ms).
+const QUIET: Duration = Duration::from_millis(20);
+
+/// When the last `didChange` arrived (any document).
+static LAST_EDIT: Mutex<Option<std::time::Instant>> = Mutex::new(None);
+
+/// Notes that an edit arrived now (`didChange`).
+pub fn note_edit() {
+    *lock(&LAST_EDIT) = Some(std::time::Instant::now());
+}
+
+fn last_edit() -> Option<std::time::Instant> {
+    *lock(&LAST_EDIT)
 }
 
 /// Brings the served names of every other open document up to date (analysing those whose

@@ -1,7 +1,9 @@
 //! The diagnostics scheduler: analyses the latest version of each dirty document off the
 //! protocol task, records the names it serves (cross-document rules), publishes to push
 //! clients (never a superseded version; bursts coalesce), and reports malformed project files.
-//! Requests build or share models through [`analyse`] too.
+//! Requests build or share models through [`analyse`] too. After a document's first analysis
+//! it asks ahead, on the protocol thread and while no edit comes in, the syntax verdicts a
+//! first break would ask ([`warm_verdicts`]).
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -26,8 +26,8 @@ pub struct OpenDocument {
     pub path: Option<PathBuf>,
     /// `(version, generation)` of `model`.
     pub cached: Option<((i32, u64), Cached)>,
-    /// Whether the verdicts a first break would ask of it were asked ahead
-    /// ([`crate::document::Warming`], once per open, after its first analysis).
+    /// Whether asking ahead the verdicts a first break would ask of it was started
+    /// ([`crate::document::Warming`]: once per open, after its first analysis).
     pub warmed: bool,
 }
 

@@ -145,8 +145,13 @@ pub async fn run_job(
 /// never competes with typing, and a message arriving during a slice waits for it at most
 /// (the task sleeps between slices: one that only yielded could be polled again before the
 /// protocol's input is looked at).
+///
+/// One document at a time: documents opened together (a restored session) wait their turn,
+/// so that their slices do not add up between two messages.
 async fn warm_verdicts(mut warming: Warming) {
     const SLICE: Duration = Duration::from_micros(250);
+    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let _turn = ONE_AT_A_TIME.lock().await;
     loop {
         let quiet_for = last_edit().map_or(QUIET, |t| t.elapsed());
         if quiet_for < QUIET {

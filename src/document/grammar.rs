@@ -107,4 +107,217 @@ mod tests {
             );
         }
     }
+
+    /// A document with large repetitions of every kind the grammar has in block context:
+    /// mapping pairs, sequence entries, block scalar lines, flow sequence entries.
+    fn repetitions(entries: usize) -> String {
+        let mut text = String::from("cwlVersion: v1.2\nclass: CommandLineTool\ninputs:\n");
+        for i in 0..entries {
+            text.push_str(&format!(
+                "  in_{i}:\n    type:\n      - \"null\"\n      - type: enum\n        symbols: [a{i}, b, 'c']\n    \
+                 doc: |\n      Line one of {i}.\n      Line two.\n    inputBinding: {{prefix: --in-{i}}}\n"
+            ));
+        }
+        text.push_str("outputs:\n  - id: out\n    type: File\n# a comment\nhints: {}\n");
+        text
+    }
+
+    /// Reductions the parser performs to reparse `text` after `ins` is inserted at `at`, and
+    /// whether that tree is the fresh parse's.
+    fn reductions_after_insert(text: &str, at: usize, ins: &str) -> (usize, bool) {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let mut parser = parser();
+        let mut tree = parser.parse(text, None).expect("tree");
+        let edited = format!("{}{ins}{}", &text[..at], &text[at..]);
+        tree.edit(&edit(text, at, at, at + ins.len(), &edited));
+        let reduced = Arc::new(AtomicUsize::new(0));
+        let counter = reduced.clone();
+        parser.set_logger(Some(Box::new(move |_, message: &str| {
+            if message.starts_with("reduce ") {
+                counter.fetch_add(1, Ordering::Relaxed);
+            }
+        })));
+        let incremental = parser.parse(&edited, Some(&tree)).expect("tree");
+        parser.set_logger(None);
+        let fresh = parser.parse(&edited, None).expect("tree");
+        (
+            reduced.load(Ordering::Relaxed),
+            nodes(&incremental) == nodes(&fresh),
+        )
+    }
+
+    fn point(text: &str, at: usize) -> tree_sitter::Point {
+        let row = text[..at].matches('\n').count();
+        tree_sitter::Point::new(row, at - text[..at].rfind('\n').map_or(0, |i| i + 1))
+    }
+
+    /// The `InputEdit` that replaces `old[start..old_end]`, giving `new` (whose edited part
+    /// ends at `new_end`).
+    fn edit(
+        old: &str,
+        start: usize,
+        old_end: usize,
+        new_end: usize,
+        new: &str,
+    ) -> tree_sitter::InputEdit {
+        tree_sitter::InputEdit {
+            start_byte: start,
+            old_end_byte: old_end,
+            new_end_byte: new_end,
+            start_position: point(old, start),
+            old_end_position: point(old, old_end),
+            new_end_position: point(new, new_end),
+        }
+    }
+
+    /// Every node of `tree`, named or not: kind, byte range, points, and whether it is missing.
+    fn nodes(
+        tree: &tree_sitter::Tree,
+    ) -> Vec<(
+        u16,
+        usize,
+        usize,
+        tree_sitter::Point,
+        tree_sitter::Point,
+        bool,
+    )> {
+        let mut out = Vec::new();
+        let mut cursor = tree.walk();
+        loop {
+            let n = cursor.node();
+            out.push((
+                n.kind_id(),
+                n.start_byte(),
+                n.end_byte(),
+                n.start_position(),
+                n.end_position(),
+                n.is_missing(),
+            ));
+            if cursor.goto_first_child() || cursor.goto_next_sibling() {
+                continue;
+            }
+            loop {
+                if !cursor.goto_parent() {
+                    return out;
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The vendored tree-sitter's second patch (vendor/tree-sitter/PATCHED.md): a keystroke in
+    /// one entry of a large mapping reuses the repetition nodes around it whole; upstream
+    /// rebuilt them one entry at a time (about one reduction per entry of the mapping, here
+    /// 2,000), which cost 2–5 ms per keystroke inside a 50,000-line tool's `inputs`.
+    #[test]
+    fn a_keystroke_inside_a_large_mapping_reuses_the_entries_around_it() {
+        let text = repetitions(2_000);
+        for (needle, ins) in [
+            ("Line one of 1000.", "x"),
+            ("symbols: [a1000", "x"),
+            ("  in_1000:\n    type:", " "),
+            ("prefix: --in-1500", "y"),
+        ] {
+            let at = text.find(needle).unwrap() + needle.len();
+            let (reduced, same) = reductions_after_insert(&text, at, ins);
+            assert!(
+                same,
+                "the reparse after {needle:?} differs from a fresh parse"
+            );
+            assert!(reduced < 200, "{reduced} reductions after {needle:?}");
+        }
+    }
+
+    /// Random edits (typing, deleting, YAML's structural characters, whole lines) over large
+    /// repetitions, each reparsed from the previous tree: whenever the edited text parses
+    /// without an error, every node of the incremental tree is the fresh parse's; an edit that
+    /// breaks the text is undone, and the tree reparsed from the broken one is the tree of the
+    /// text before it (as is a quarter of the valid edits' undos).
+    #[test]
+    fn incremental_trees_over_large_repetitions_are_the_fresh_parse() {
+        const PIECES: &[&str] = &[
+            "x",
+            " ",
+            "\n",
+            ":",
+            "- ",
+            "-",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            "\"",
+            "'",
+            "|",
+            "#",
+            "  ",
+            "\n  in_new:\n    type: File\n",
+            "\n      - b\n",
+            "? ",
+            "&a ",
+            "*a",
+            "\t",
+            "é",
+        ];
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |n: usize| {
+            rng ^= rng >> 12;
+            rng ^= rng << 25;
+            rng ^= rng >> 27;
+            (rng.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
+        };
+        let mut parser = parser();
+        let mut text = repetitions(100);
+        let mut tree = parser.parse(&text, None).expect("tree");
+        let mut compared = 0;
+        for step in 0..1_500 {
+            let before = text.clone();
+            let before_tree = tree.clone();
+            let mut start = next(text.len() + 1);
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let mut old_end = (start + next(4) * next(3)).min(text.len());
+            while !text.is_char_boundary(old_end) {
+                old_end += 1;
+            }
+            let ins = if next(3) == 0 {
+                ""
+            } else {
+                PIECES[next(PIECES.len())]
+            };
+            let new = format!("{}{ins}{}", &text[..start], &text[old_end..]);
+            tree.edit(&edit(&text, start, old_end, start + ins.len(), &new));
+            tree = parser.parse(&new, Some(&tree)).expect("tree");
+            text = new;
+            let fresh = parser.parse(&text, None).expect("tree");
+            if !fresh.root_node().has_error() {
+                compared += 1;
+                assert!(
+                    nodes(&tree) == nodes(&fresh),
+                    "step {step}: {start}..{old_end} replaced by {ins:?}: the incremental tree differs"
+                );
+            }
+            if fresh.root_node().has_error() || next(4) == 0 {
+                // The undo, reparsed from the edited tree (always when it is broken, so that
+                // the walk stays among valid texts).
+                let mut undo = tree.clone();
+                undo.edit(&edit(&text, start, start + ins.len(), old_end, &before));
+                let undone = parser.parse(&before, Some(&undo)).expect("tree");
+                if !before_tree.root_node().has_error() {
+                    assert!(
+                        nodes(&undone) == nodes(&before_tree),
+                        "step {step}: undoing {start}..{old_end} replaced by {ins:?} differs"
+                    );
+                }
+                text = before;
+                tree = undone;
+            }
+        }
+        assert!(compared > 300, "only {compared} edits left the text valid");
+    }
 }

@@ -1,5 +1,6 @@
 #include <time.h>
 #include <stdio.h>
+#include <string.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <inttypes.h>
@@ -227,6 +228,22 @@ static bool ts_parser__breakdown_top_of_stack(
   return did_break_down;
 }
 
+// cwl-mcp-lsp patch (vendor/tree-sitter/PATCHED.md): a node of a repetition (`x_repeatN`)
+// covers whole items. Its parse state is the state before the repetition's first item,
+// because the parser folds items to the left; after balancing, a node that starts at a later
+// item is met in the state that shifting the repetition's symbol from that state gives. Such a
+// node is reused whole there, rather than broken down to its items and folded again one by
+// one (upstream: a reduction per item of the list for every reparse inside it).
+static bool ts_parser__can_reuse_repetition(TSParser *self, Subtree tree, TSStateId state) {
+  if (ts_subtree_visible(tree) || ts_subtree_named(tree)) return false;
+  TSStateId node_state = ts_subtree_parse_state(tree);
+  if (node_state == TS_TREE_STATE_NONE) return false;
+  TSSymbol symbol = ts_subtree_symbol(tree);
+  if (!strstr(ts_language_symbol_name(self->language, symbol), "_repeat")) return false;
+  return ts_language_next_state(self->language, node_state, symbol) == state &&
+    ts_language_next_state(self->language, state, symbol) != 0;
+}
+
 static void ts_parser__breakdown_lookahead(
   TSParser *self,
   Subtree *lookahead,
@@ -235,7 +252,8 @@ static void ts_parser__breakdown_lookahead(
 ) {
   bool did_descend = false;
   Subtree tree = reusable_node_tree(reusable_node);
-  while (ts_subtree_child_count(tree) > 0 && ts_subtree_parse_state(tree) != state) {
+  while (ts_subtree_child_count(tree) > 0 && ts_subtree_parse_state(tree) != state &&
+         !ts_parser__can_reuse_repetition(self, tree, state)) {
     LOG("state_mismatch sym:%s", TREE_NAME(tree));
     reusable_node_descend(reusable_node);
     tree = reusable_node_tree(reusable_node);
@@ -1661,7 +1679,16 @@ static bool ts_parser__advance(
         }
 
         case TSParseActionTypeReduce: {
-          bool is_fragile = table_entry.action_count > 1;
+          // cwl-mcp-lsp patch (vendor/tree-sitter/PATCHED.md): a shift that would continue a
+          // repetition is never taken (see the shift case above), so it does not make the
+          // reduction ambiguous; upstream counted it, and every node of a repetition followed
+          // by another item was fragile, without a parse state, never reused whole.
+          uint32_t action_count = 0;
+          for (uint32_t j = 0; j < table_entry.action_count; j++) {
+            TSParseAction other = table_entry.actions[j];
+            if (other.type != TSParseActionTypeShift || !other.shift.repetition) action_count++;
+          }
+          bool is_fragile = action_count > 1;
           bool end_of_non_terminal_extra = lookahead.ptr == NULL;
           LOG("reduce sym:%s, child_count:%u", SYM_NAME(action.reduce.symbol), action.reduce.child_count);
           StackVersion reduction_version = ts_parser__reduce(

@@ -59,34 +59,29 @@ mod tests {
         }
     }
 
-    /// Tokens lexed by reparsing `text` edited at `at` (a character inserted, so typing the
-    /// first letter of something), and whether that tree is the fresh parse's.
-    fn lexed_again(text: &str, at: usize, row: usize, column: usize) -> (usize, bool) {
+    /// The log messages starting with `counted` while the parser reparses `text` after `ins`
+    /// is inserted at `at`, and whether that tree is the fresh parse's, node for node.
+    fn reparse_logging(text: &str, at: usize, ins: &str, counted: &'static str) -> (usize, bool) {
         use std::sync::Arc;
         use std::sync::atomic::{AtomicUsize, Ordering};
         let mut parser = parser();
         let mut tree = parser.parse(text, None).expect("tree");
-        let edited = format!("{}x{}", &text[..at], &text[at..]);
-        tree.edit(&tree_sitter::InputEdit {
-            start_byte: at,
-            old_end_byte: at,
-            new_end_byte: at + 1,
-            start_position: tree_sitter::Point::new(row, column),
-            old_end_position: tree_sitter::Point::new(row, column),
-            new_end_position: tree_sitter::Point::new(row, column + 1),
-        });
-        let lexed = Arc::new(AtomicUsize::new(0));
-        let counter = lexed.clone();
+        let edited = format!("{}{ins}{}", &text[..at], &text[at..]);
+        tree.edit(&edit(text, at, at, at + ins.len(), &edited));
+        let count = Arc::new(AtomicUsize::new(0));
+        let counter = count.clone();
         parser.set_logger(Some(Box::new(move |_, message: &str| {
-            if message.starts_with("lexed_lookahead") {
+            if message.starts_with(counted) {
                 counter.fetch_add(1, Ordering::Relaxed);
             }
         })));
         let incremental = parser.parse(&edited, Some(&tree)).expect("tree");
         parser.set_logger(None);
         let fresh = parser.parse(&edited, None).expect("tree");
-        let same = incremental.root_node().to_sexp() == fresh.root_node().to_sexp();
-        (lexed.load(Ordering::Relaxed), same)
+        (
+            count.load(Ordering::Relaxed),
+            nodes(&incremental) == nodes(&fresh),
+        )
     }
 
     /// The vendored tree-sitter's patch (vendor/tree-sitter/PATCHED.md): a character typed in
@@ -97,9 +92,8 @@ mod tests {
     fn a_key_typed_in_leaves_the_later_entries_reused() {
         let text = long_document(2_000);
         let first = text.find("  in_0:").unwrap() + 4;
-        let row = text[..first].matches('\n').count();
-        for (at, row, column) in [(first, row, 4), (text.find("inputs").unwrap() + 2, 2, 2)] {
-            let (lexed, same) = lexed_again(&text, at, row, column);
+        for at in [first, text.find("inputs").unwrap() + 2] {
+            let (lexed, same) = reparse_logging(&text, at, "x", "lexed_lookahead");
             assert!(same, "the reparse at {at} differs from a fresh parse");
             assert!(
                 lexed < 40,
@@ -120,31 +114,6 @@ mod tests {
         }
         text.push_str("outputs:\n  - id: out\n    type: File\n# a comment\nhints: {}\n");
         text
-    }
-
-    /// Reductions the parser performs to reparse `text` after `ins` is inserted at `at`, and
-    /// whether that tree is the fresh parse's.
-    fn reductions_after_insert(text: &str, at: usize, ins: &str) -> (usize, bool) {
-        use std::sync::Arc;
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        let mut parser = parser();
-        let mut tree = parser.parse(text, None).expect("tree");
-        let edited = format!("{}{ins}{}", &text[..at], &text[at..]);
-        tree.edit(&edit(text, at, at, at + ins.len(), &edited));
-        let reduced = Arc::new(AtomicUsize::new(0));
-        let counter = reduced.clone();
-        parser.set_logger(Some(Box::new(move |_, message: &str| {
-            if message.starts_with("reduce ") {
-                counter.fetch_add(1, Ordering::Relaxed);
-            }
-        })));
-        let incremental = parser.parse(&edited, Some(&tree)).expect("tree");
-        parser.set_logger(None);
-        let fresh = parser.parse(&edited, None).expect("tree");
-        (
-            reduced.load(Ordering::Relaxed),
-            nodes(&incremental) == nodes(&fresh),
-        )
     }
 
     fn point(text: &str, at: usize) -> tree_sitter::Point {
@@ -222,7 +191,7 @@ mod tests {
             ("prefix: --in-1500", "y"),
         ] {
             let at = text.find(needle).unwrap() + needle.len();
-            let (reduced, same) = reductions_after_insert(&text, at, ins);
+            let (reduced, same) = reparse_logging(&text, at, ins, "reduce ");
             assert!(
                 same,
                 "the reparse after {needle:?} differs from a fresh parse"

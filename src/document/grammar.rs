@@ -102,8 +102,8 @@ mod tests {
         }
     }
 
-    /// A document with large repetitions of every kind the grammar has in block context:
-    /// mapping pairs, sequence entries, block scalar lines, flow sequence entries.
+    /// A document with large repetitions of every kind: block mapping pairs, block sequence
+    /// items, block scalar lines, flow sequence and flow mapping entries.
     fn repetitions(entries: usize) -> String {
         let mut text = String::from("cwlVersion: v1.2\nclass: CommandLineTool\ninputs:\n");
         for i in 0..entries {
@@ -113,6 +113,25 @@ mod tests {
             ));
         }
         text.push_str("outputs:\n  - id: out\n    type: File\n# a comment\nhints: {}\n");
+        // Long lists of the other kinds: a block scalar's lines, a block sequence's items, a
+        // flow sequence's and a flow mapping's entries over many lines.
+        text.push_str("doc: |\n");
+        for i in 0..entries {
+            text.push_str(&format!("  Line {i} of the prose.\n"));
+        }
+        text.push_str("baseCommand:\n");
+        for i in 0..entries {
+            text.push_str(&format!("  - word_{i}\n"));
+        }
+        text.push_str("arguments: [\n");
+        for i in 0..entries {
+            text.push_str(&format!("  --flag-{i}, \"v{i}\",\n"));
+        }
+        text.push_str("]\nrequirements: {\n");
+        for i in 0..entries {
+            text.push_str(&format!("  key_{i}: {i},\n"));
+        }
+        text.push_str("}\n");
         text
     }
 
@@ -177,10 +196,13 @@ mod tests {
         }
     }
 
-    /// The vendored tree-sitter's second patch (vendor/tree-sitter/PATCHED.md): a keystroke in
-    /// one entry of a large mapping reuses the repetition nodes around it whole; upstream
-    /// rebuilt them one entry at a time (about one reduction per entry of the mapping, here
-    /// 2,000), which cost 2–5 ms per keystroke inside a 50,000-line tool's `inputs`.
+    /// The vendored tree-sitter's second and third patches (vendor/tree-sitter/PATCHED.md): a
+    /// keystroke in one entry of a large block mapping, block scalar or flow mapping reuses
+    /// the repetition nodes around it whole; upstream rebuilt them one entry at a time (about
+    /// one reduction per entry of the mapping, here 2,000), which cost 2–5 ms per keystroke
+    /// inside a 50,000-line tool's `inputs`. (Block and flow sequences are still rebuilt item
+    /// by item: their items' first token fails tree-sitter's first-leaf check, see
+    /// PATCHED.md.)
     #[test]
     fn a_keystroke_inside_a_large_mapping_reuses_the_entries_around_it() {
         let text = repetitions(2_000);
@@ -189,6 +211,8 @@ mod tests {
             ("symbols: [a1000", "x"),
             ("  in_1000:\n    type:", " "),
             ("prefix: --in-1500", "y"),
+            ("Line 1000 of the prose", "x"),
+            ("key_1000: 1000", "1"),
         ] {
             let at = text.find(needle).unwrap() + needle.len();
             let (reduced, same) = reparse_logging(&text, at, ins, "reduce ");

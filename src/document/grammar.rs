@@ -25,6 +25,7 @@ pub fn parser() -> tree_sitter::Parser {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::tree_nodes;
 
     fn long_document(lines: usize) -> String {
         let mut text = String::from("cwlVersion: v1.2\nclass: CommandLineTool\ninputs:\n");
@@ -67,7 +68,7 @@ mod tests {
         let mut parser = parser();
         let mut tree = parser.parse(text, None).expect("tree");
         let edited = format!("{}{ins}{}", &text[..at], &text[at..]);
-        tree.edit(&edit(text, at, at, at + ins.len(), &edited));
+        reparsed_as(&mut tree, text, &edited);
         let count = Arc::new(AtomicUsize::new(0));
         let counter = count.clone();
         parser.set_logger(Some(Box::new(move |_, message: &str| {
@@ -80,7 +81,7 @@ mod tests {
         let fresh = parser.parse(&edited, None).expect("tree");
         (
             count.load(Ordering::Relaxed),
-            nodes(&incremental) == nodes(&fresh),
+            tree_nodes(&incremental) == tree_nodes(&fresh),
         )
     }
 
@@ -115,84 +116,32 @@ mod tests {
         text.push_str("outputs:\n  - id: out\n    type: File\n# a comment\nhints: {}\n");
         // Long lists of the other kinds: a block scalar's lines, a block sequence's items, a
         // flow sequence's and a flow mapping's entries over many lines.
-        text.push_str("doc: |\n");
-        for i in 0..entries {
-            text.push_str(&format!("  Line {i} of the prose.\n"));
+        type List = (&'static str, fn(usize) -> String, &'static str);
+        let lists: [List; 4] = [
+            ("doc: |\n", |i| format!("  Line {i} of the prose.\n"), ""),
+            ("baseCommand:\n", |i| format!("  - word_{i}\n"), ""),
+            (
+                "arguments: [\n",
+                |i| format!("  --flag-{i}, \"v{i}\",\n"),
+                "]\n",
+            ),
+            ("requirements: {\n", |i| format!("  key_{i}: {i},\n"), "}\n"),
+        ];
+        for (head, line, tail) in lists {
+            text.push_str(head);
+            for i in 0..entries {
+                text.push_str(&line(i));
+            }
+            text.push_str(tail);
         }
-        text.push_str("baseCommand:\n");
-        for i in 0..entries {
-            text.push_str(&format!("  - word_{i}\n"));
-        }
-        text.push_str("arguments: [\n");
-        for i in 0..entries {
-            text.push_str(&format!("  --flag-{i}, \"v{i}\",\n"));
-        }
-        text.push_str("]\nrequirements: {\n");
-        for i in 0..entries {
-            text.push_str(&format!("  key_{i}: {i},\n"));
-        }
-        text.push_str("}\n");
         text
     }
 
-    fn point(text: &str, at: usize) -> tree_sitter::Point {
-        let row = text[..at].matches('\n').count();
-        tree_sitter::Point::new(row, at - text[..at].rfind('\n').map_or(0, |i| i + 1))
-    }
-
-    /// The `InputEdit` that replaces `old[start..old_end]`, giving `new` (whose edited part
-    /// ends at `new_end`).
-    fn edit(
-        old: &str,
-        start: usize,
-        old_end: usize,
-        new_end: usize,
-        new: &str,
-    ) -> tree_sitter::InputEdit {
-        tree_sitter::InputEdit {
-            start_byte: start,
-            old_end_byte: old_end,
-            new_end_byte: new_end,
-            start_position: point(old, start),
-            old_end_position: point(old, old_end),
-            new_end_position: point(new, new_end),
-        }
-    }
-
-    /// Every node of `tree`, named or not: kind, byte range, points, and whether it is missing.
-    fn nodes(
-        tree: &tree_sitter::Tree,
-    ) -> Vec<(
-        u16,
-        usize,
-        usize,
-        tree_sitter::Point,
-        tree_sitter::Point,
-        bool,
-    )> {
-        let mut out = Vec::new();
-        let mut cursor = tree.walk();
-        loop {
-            let n = cursor.node();
-            out.push((
-                n.kind_id(),
-                n.start_byte(),
-                n.end_byte(),
-                n.start_position(),
-                n.end_position(),
-                n.is_missing(),
-            ));
-            if cursor.goto_first_child() || cursor.goto_next_sibling() {
-                continue;
-            }
-            loop {
-                if !cursor.goto_parent() {
-                    return out;
-                }
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-            }
+    /// Edits `tree` (of `old`) to stand for `new` (the one edit between them, as the
+    /// document computes it).
+    fn reparsed_as(tree: &mut tree_sitter::Tree, old: &str, new: &str) {
+        if let Some(edit) = crate::document::settle::difference(old, new) {
+            tree.edit(&edit);
         }
     }
 
@@ -284,14 +233,14 @@ mod tests {
                 PIECES[next(PIECES.len())]
             };
             let new = format!("{}{ins}{}", &text[..start], &text[old_end..]);
-            tree.edit(&edit(&text, start, old_end, start + ins.len(), &new));
+            reparsed_as(&mut tree, &text, &new);
             tree = parser.parse(&new, Some(&tree)).expect("tree");
             text = new;
             let fresh = parser.parse(&text, None).expect("tree");
             if !fresh.root_node().has_error() {
                 compared += 1;
                 assert!(
-                    nodes(&tree) == nodes(&fresh),
+                    tree_nodes(&tree) == tree_nodes(&fresh),
                     "step {step}: {start}..{old_end} replaced by {ins:?}: the incremental tree differs"
                 );
             }
@@ -299,11 +248,11 @@ mod tests {
                 // The undo, reparsed from the edited tree (always when it is broken, so that
                 // the walk stays among valid texts).
                 let mut undo = tree.clone();
-                undo.edit(&edit(&text, start, start + ins.len(), old_end, &before));
+                reparsed_as(&mut undo, &text, &before);
                 let undone = parser.parse(&before, Some(&undo)).expect("tree");
                 if !before_tree.root_node().has_error() {
                     assert!(
-                        nodes(&undone) == nodes(&before_tree),
+                        tree_nodes(&undone) == tree_nodes(&before_tree),
                         "step {step}: undoing {start}..{old_end} replaced by {ins:?} differs"
                     );
                 }

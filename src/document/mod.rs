@@ -30,18 +30,26 @@ pub(crate) fn visit_nodes(tree: &tree_sitter::Tree, mut f: impl FnMut(tree_sitte
     }
 }
 
-/// Every node of `tree` in document order: kind, byte range and points (tests compare trees
-/// with it).
+/// One node of a tree as tests compare it: kind, byte range and points.
 #[cfg(test)]
-pub(crate) fn tree_nodes(tree: &tree_sitter::Tree) -> Vec<String> {
+pub(crate) type TreeNode = (
+    &'static str,
+    std::ops::Range<usize>,
+    tree_sitter::Point,
+    tree_sitter::Point,
+);
+
+/// Every node of `tree` in document order (tests compare trees with it; nothing is
+/// formatted, so comparing large trees many times stays cheap).
+#[cfg(test)]
+pub(crate) fn tree_nodes(tree: &tree_sitter::Tree) -> Vec<TreeNode> {
     let mut out = Vec::new();
     visit_nodes(tree, |n| {
-        out.push(format!(
-            "{} {:?} {:?}-{:?}",
+        out.push((
             n.kind(),
             n.byte_range(),
             n.start_position(),
-            n.end_position()
+            n.end_position(),
         ))
     });
     out

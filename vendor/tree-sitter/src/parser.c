@@ -239,7 +239,8 @@ static bool ts_parser__can_reuse_repetition(TSParser *self, Subtree tree, TSStat
   TSStateId node_state = ts_subtree_parse_state(tree);
   if (node_state == TS_TREE_STATE_NONE) return false;
   TSSymbol symbol = ts_subtree_symbol(tree);
-  if (!strstr(ts_language_symbol_name(self->language, symbol), "_repeat")) return false;
+  const char *name = ts_language_symbol_name(self->language, symbol);
+  if (!name || !strstr(name, "_repeat")) return false;
   return ts_language_next_state(self->language, node_state, symbol) == state &&
     ts_language_next_state(self->language, state, symbol) != 0;
 }

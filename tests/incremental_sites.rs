@@ -26,8 +26,9 @@ use cwl_mcp_lsp::document::{Change, Document, Encoding, Position, Snapshot};
 use cwl_mcp_lsp::model::Model;
 
 /// A generated tool in the shape of `bench/gen_cwl.py`: `inputs` well past the 16 KiB of the
-/// deferred memo, the `mcp:Tool` hint before `inputs` (`top`) or after `outputs`.
-fn tool(inputs: usize, hint_at_top: bool) -> String {
+/// deferred memo, the `mcp:Tool` hint before `inputs` (`top`) or after `outputs`; the inputs
+/// a mapping (`name:`) or, `list`, a list (`- id: name`, as `gen_cwl.py --list-form`).
+fn tool(inputs: usize, hint_at_top: bool, list: bool) -> String {
     let mut t = String::from(
         "#!/usr/bin/env cwl-runner\ncwlVersion: v1.2\nclass: CommandLineTool\nid: bigtool_align\n\
          label: BigTool read aligner\ndoc: |\n  Minimum reads variant region.\n  Reference reads.\n\
@@ -47,22 +48,33 @@ fn tool(inputs: usize, hint_at_top: bool) -> String {
     if hint_at_top {
         t.push_str(hints);
     }
-    t.push_str("inputs:\n  run_mode:\n    type: \"#RunMode\"\n    doc: How thoroughly to align.\n");
+    // An input's first line: its key, or its list item's `id` (the fields below stay at
+    // column 4 either way).
+    let head = |name: &str| {
+        if list {
+            format!("  - id: {name}\n")
+        } else {
+            format!("  {name}:\n")
+        }
+    };
+    t.push_str("inputs:\n");
+    t.push_str(&head("run_mode"));
+    t.push_str("    type: \"#RunMode\"\n    doc: How thoroughly to align.\n");
     for i in 0..inputs {
-        let name = format!("reads_sample_{i:05}");
+        t.push_str(&head(&format!("reads_sample_{i:05}")));
         match i % 4 {
             0 => t.push_str(&format!(
-                "  {name}:\n    type: File\n    label: Reads {i}.\n    format: edam:format_1930\n    doc: |\n      Window coordinate caller quality {i}.\n      Variant memory adapter open output.\n    inputBinding:\n      position: {i}\n"
+                "    type: File\n    label: Reads {i}.\n    format: edam:format_1930\n    doc: |\n      Window coordinate caller quality {i}.\n      Variant memory adapter open output.\n    inputBinding:\n      position: {i}\n"
             )),
             1 => t.push_str(&format!(
-                "  {name}:\n    type: int?\n    label: Threshold {i}.\n    doc: |\n      Minimum mapping quality of read {i} to keep.\n    default: {}\n    inputBinding:\n      prefix: --min-q-{i}\n",
+                "    type: int?\n    label: Threshold {i}.\n    doc: |\n      Minimum mapping quality of read {i} to keep.\n    default: {}\n    inputBinding:\n      prefix: --min-q-{i}\n",
                 i % 60
             )),
             2 => t.push_str(&format!(
-                "  {name}:\n    type:\n      type: enum\n      symbols: [fast, slow, exact]\n    doc: Mode {i}.\n    default: fast\n"
+                "    type:\n      type: enum\n      symbols: [fast, slow, exact]\n    doc: Mode {i}.\n    default: fast\n"
             )),
             _ => t.push_str(&format!(
-                "  {name}:\n    type: string[]?\n    doc: >\n      Extra arguments {i},\n      folded.\n    inputBinding:\n      prefix: --extra-{i}\n"
+                "    type: string[]?\n    doc: >\n      Extra arguments {i},\n      folded.\n    inputBinding:\n      prefix: --extra-{i}\n"
             )),
         }
     }
@@ -87,8 +99,9 @@ struct Edit {
     new: &'static str,
 }
 
-/// The benchmark's edit sites in `text`, each a list of edits that brings the text back.
-fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
+/// The benchmark's edit sites in `text` (its inputs a list: `list`), each a list of edits
+/// that brings the text back.
+fn sites(text: &str, list: bool) -> Vec<(&'static str, Vec<Edit>)> {
     let at = |needle: &str, offset: usize| {
         text.find(needle)
             .unwrap_or_else(|| panic!("{needle:?} in the generated tool"))
@@ -127,7 +140,9 @@ fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
     };
     let annotation = at("readOnlyHint: true", "readOnlyHint: tru".len());
     let use_when = at("FASTQ or BAM", "FASTQ".len());
-    let middle = format!("reads_sample_{:05}:", 101);
+    // An input's name ends its first line in a list, before the key's `:` in a mapping.
+    let name_end = if list { '\n' } else { ':' };
+    let middle = format!("reads_sample_{:05}{name_end}", 101);
     let input = at(&middle, 0);
     let doc = input + text[input..].find("Minimum mapping").unwrap() + "Minimum".len();
     let default = input + text[input..].find("default: ").unwrap() + "default: 41".len();
@@ -141,7 +156,7 @@ fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
     // The first input: its name (the key, near the top of `inputs`: the edit after which
     // upstream tree-sitter lexed every later input again) and the line before it.
     let first_input = at("\ninputs:\n", "\ninputs:\n".len());
-    let first_name_end = first_input + text[first_input..].find(':').unwrap();
+    let first_name_end = first_input + text[first_input..].find(name_end).unwrap();
     vec![
         (
             "annotation",
@@ -165,7 +180,14 @@ fn sites(text: &str) -> Vec<(&'static str, Vec<Edit>)> {
         ("first_input_name_typing", typing(first_name_end, "_raw")),
         (
             "new_first_input",
-            ins_del(first_input, "  added_first: string\n"),
+            ins_del(
+                first_input,
+                if list {
+                    "  - id: added_first\n    type: string\n"
+                } else {
+                    "  added_first: string\n"
+                },
+            ),
         ),
         ("input_default", ins_del(default, "7")),
         ("base_command", ins_del(base, "x")),
@@ -289,8 +311,8 @@ fn same(got: &str, want: &str, what: &str) {
     );
 }
 
-fn check_sites(hint_at_top: bool, profile: Profile) {
-    let original = tool(220, hint_at_top);
+fn check_sites(hint_at_top: bool, list: bool, profile: Profile) {
+    let original = tool(220, hint_at_top, list);
     assert!(
         original.len() > 32_000,
         "inputs large enough to be deferred"
@@ -305,7 +327,7 @@ fn check_sites(hint_at_top: bool, profile: Profile) {
     let mut version = 1;
     // Build the first model as the server does, so the memos hold the unedited document.
     let _ = Model::new(doc.snapshot(), settings.clone(), context.clone());
-    for (site, edits) in sites(&original) {
+    for (site, edits) in sites(&original, list) {
         for round in 0..2 {
             for (k, e) in edits.iter().enumerate() {
                 let change = Change {
@@ -317,7 +339,8 @@ fn check_sites(hint_at_top: bool, profile: Profile) {
                 doc.apply_changes(&[change], version, Encoding::Utf16)
                     .unwrap();
                 let what = format!(
-                    "site {site}, round {round}, edit {k}, hint at top: {hint_at_top}, {profile:?}"
+                    "site {site}, round {round}, edit {k}, hint at top: {hint_at_top}, \
+                     inputs a list: {list}, {profile:?}"
                 );
                 assert_eq!(doc.text(), text, "{what}");
                 let fresh = Snapshot::parse(&text, version);
@@ -379,14 +402,22 @@ fn check_sites(hint_at_top: bool, profile: Profile) {
 
 #[test]
 fn every_site_with_the_hint_near_the_top_equals_a_full_recomputation() {
-    check_sites(true, Profile::Extension);
-    check_sites(true, Profile::Cwl2mcp);
+    check_sites(true, false, Profile::Extension);
+    check_sites(true, false, Profile::Cwl2mcp);
 }
 
 #[test]
 fn every_site_with_the_hint_at_the_end_equals_a_full_recomputation() {
-    check_sites(false, Profile::Extension);
-    check_sites(false, Profile::Cwl2mcp);
+    check_sites(false, false, Profile::Extension);
+    check_sites(false, false, Profile::Cwl2mcp);
+}
+
+/// The same sites in a tool whose inputs are a list (`- id: name`): its sections are built
+/// item by item, and tree-sitter rebuilds a list's items where it reuses a mapping's pairs.
+#[test]
+fn every_site_with_the_inputs_a_list_equals_a_full_recomputation() {
+    check_sites(true, true, Profile::Extension);
+    check_sites(false, true, Profile::Cwl2mcp);
 }
 
 /// An `$import` in a document with a large `inputs` (its target read from the whole document,
@@ -396,7 +427,7 @@ fn every_site_with_the_hint_at_the_end_equals_a_full_recomputation() {
 /// in the header alone, without `inputs`, and reported unresolved.)
 #[test]
 fn a_directive_anywhere_takes_the_whole_document_path() {
-    let original = tool(220, true);
+    let original = tool(220, true, false);
     let settings = Settings::default();
     let context = DocumentContext::from_uri("file:///w/bigtool.cwl");
     let _ = Model::of_text(&original, settings.clone(), context.clone());

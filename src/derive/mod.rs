@@ -62,7 +62,7 @@ pub use validate::{SchemaViolation, name_problem, validate_tool};
 pub use parted::{Part, Parted, ToolSchemas};
 use resolve::Loader;
 use types::{Abort, TypeEnv, params_of};
-pub use types::{Holder, Param, ParamMemo, params_of_entries};
+pub use types::{Holder, Listed, Param, ParamMemo, item_id, params_of_entries};
 
 /// Whether an input's value, `depth` levels below its process, nests deeper than a process
 /// value may ([`derive_tool`] refuses such a process as too complex).

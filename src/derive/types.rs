@@ -855,32 +855,47 @@ impl<'v> Param<'v> {
 
 /// The parameters of `process[section]` in declaration order.
 pub fn params_of<'v>(process: &'v Value, section: &'v str) -> Vec<Param<'v>> {
-    let entries: Vec<(Option<&str>, &Value, Option<&dyn ParamMemo>)> = match process.get(section) {
-        Some(Value::Array(items)) => items.iter().map(|item| (None, item, None)).collect(),
+    let entries: Vec<(Listed, &Value, Option<&dyn ParamMemo>)> = match process.get(section) {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| (Listed::Item(item_id(item)), item, None))
+            .collect(),
         Some(Value::Object(m)) => m
             .iter()
-            .map(|(key, value)| (Some(key.as_str()), value, None))
+            .map(|(key, value)| (Listed::Key(key.as_str()), value, None))
             .collect(),
         _ => Vec::new(),
     };
     params_of_entries(&entries, section)
 }
 
+/// How a section lists one of its entries: under its key in a mapping, or as an item of a
+/// list, with the item's `id` ([`item_id`]; an item without one is no parameter).
+#[derive(Clone, Copy, Debug)]
+pub enum Listed<'v> {
+    Key(&'v str),
+    Item(Option<&'v str>),
+}
+
+/// The `id` of a list's item: its field `id`, when it is a string.
+pub fn item_id(item: &Value) -> Option<&str> {
+    item.as_object()?.get("id")?.as_str()
+}
+
 /// The parameters of a section given entry by entry (each with where its schema is kept), as
-/// `params_of` reads them from the section's JSON: `(Some(key), value)` for a mapping's
-/// entries, `(None, item)` for a list's.
+/// `params_of` reads them from the section's JSON. A caller that keeps each item's id
+/// ([`item_id`]) passes it: a 50,000-line tool's 2,800 list items are listed on every
+/// keystroke, and looking `id` up in each item's JSON was a tenth of the server's time.
 pub fn params_of_entries<'v>(
-    entries: &[(Option<&'v str>, &'v Value, Option<&'v dyn ParamMemo>)],
+    entries: &[(Listed<'v>, &'v Value, Option<&'v dyn ParamMemo>)],
     section: &'v str,
 ) -> Vec<Param<'v>> {
     let mut out = Vec::with_capacity(entries.len());
-    for (i, (key, value, memo)) in entries.iter().enumerate() {
-        let (id, place) = match key {
-            None => match value.get("id") {
-                Some(Value::String(s)) if value.is_object() => (s.as_str(), Place::Index(i)),
-                _ => continue,
-            },
-            Some(key) => (*key, Place::Key(key)),
+    for (i, (listed, value, memo)) in entries.iter().enumerate() {
+        let (id, place) = match *listed {
+            Listed::Item(Some(id)) => (id, Place::Index(i)),
+            Listed::Item(None) => continue,
+            Listed::Key(key) => (key, Place::Key(key)),
         };
         out.push(Param {
             id,

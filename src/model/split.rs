@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 use crate::cwl::Process;
 use crate::derive::view::{Location, derive_process_parted};
 use crate::derive::{
-    Derivation, DeriveOptions, GivenInputs, ParamMemo, ToolSchemas, params_of_entries,
+    Derivation, DeriveOptions, GivenInputs, Listed, ParamMemo, ToolSchemas, item_id,
+    params_of_entries,
 };
 use crate::document::yaml::memo::Memo;
 use crate::document::yaml::{Kind, Node, Resolved};
@@ -113,26 +114,30 @@ pub(super) fn derive(
     if section.view.deferred.is_empty() || !section.errors.is_empty() {
         return None;
     }
-    /// Whether an entry's JSON nests deeper than an input may, and whether its text names a
-    /// directive, read once per entry content (and listed once per section content).
-    #[derive(Clone, Copy)]
+    /// Whether an entry's JSON nests deeper than an input may, whether its text names a
+    /// directive, and a list item's `id`, read once per entry content (and listed once per
+    /// section content).
+    #[derive(Clone)]
     struct Facts {
         deep: bool,
         directive: bool,
+        id: Option<Arc<str>>,
     }
+    let listed = matches!(section.node.kind, Kind::Seq { .. });
     let facts = part.entries_derived(|entry| {
-        *entry.derived(|_, _| {
+        (*entry.derived(|_, _| {
             let memo = entry.memo();
+            let json = memo.json().map(|(json, _)| json);
             Facts {
-                deep: memo
-                    .json()
-                    .is_some_and(|(json, _)| crate::derive::nests_too_deep(json, 2)),
+                deep: json.is_some_and(|json| crate::derive::nests_too_deep(json, 2)),
                 directive: names_a_directive(&memo.text),
+                id: json.filter(|_| listed).and_then(item_id).map(Arc::from),
             }
-        })
+        }))
+        .clone()
     });
     let mut values = 0;
-    let mut entry = |node: &Node| -> Option<(&serde_json::Value, &dyn ParamMemo)> {
+    let mut entry = |node: &Node| -> Option<(&serde_json::Value, &dyn ParamMemo, &Facts)> {
         let Kind::Deferred(j) = node.kind else {
             return None;
         };
@@ -140,8 +145,11 @@ pub(super) fn derive(
         let (json, nodes) = memo.json()?;
         values += 1 + nodes;
         let facts = facts.get(j)?;
-        (values <= MAX_VALUES && !facts.deep && !facts.directive)
-            .then_some((json, &**memo as &dyn ParamMemo))
+        (values <= MAX_VALUES && !facts.deep && !facts.directive).then_some((
+            json,
+            &**memo as &dyn ParamMemo,
+            facts,
+        ))
     };
     let mut entries = Vec::new();
     match &section.node.kind {
@@ -153,14 +161,14 @@ pub(super) fn derive(
                 if names_a_directive(key) {
                     return None;
                 }
-                let (json, memo) = entry(&pair.value)?;
-                entries.push((Some(key), json, Some(memo)));
+                let (json, memo, _) = entry(&pair.value)?;
+                entries.push((Listed::Key(key), json, Some(memo)));
             }
         }
         Kind::Seq { items, .. } => {
             for item in items {
-                let (json, memo) = entry(item)?;
-                entries.push((None, json, Some(memo)));
+                let (json, memo, facts) = entry(item)?;
+                entries.push((Listed::Item(facts.id.as_deref()), json, Some(memo)));
             }
         }
         _ => return None,

@@ -162,6 +162,8 @@ def main():
     ap.add_argument("--inputs", type=int, default=None)
     ap.add_argument("--hints-at", choices=["top", "bottom"], default="bottom")
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--list-form", action="store_true",
+                    help="inputs as a list (`- id: name`) rather than a mapping")
     ap.add_argument("-o", "--out", required=True)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -189,6 +191,8 @@ def main():
     with_default = []  # (first line, lines) of the inputs with a scalar `default` and a `doc` block
     while (i < n_inputs) if n_inputs else (len(lines) < a.lines - 50):
         block = gen_input(rng, i)
+        if a.list_form:  # `  name:` -> `  - id: name`; the fields stay at column 4, under `id`
+            block[0] = "  - id: " + block[0].strip().rstrip(":")
         if i % 7 == 2:
             with_default.append((len(lines), block))
         lines += block
@@ -205,7 +209,8 @@ def main():
                                        edit(first + t, 0, first + t, 1, "", "input_restored")]
     if i:  # renaming the first input: its key ends before the `:`
         key = lines[first_input]
-        pos["sites"]["input_name"] = typing(first_input, len(key) - 1, "_raw", "input_name")
+        at = len(key) if a.list_form else len(key) - 1  # the end of the name (before `:`)
+        pos["sites"]["input_name"] = typing(first_input, at, "_raw", "input_name")
     n_inputs = i
     lines += ["outputs:", "  aligned:", "    type: File", "    format: edam:format_2572",
               "    secondaryFiles: [.bai]", "    outputBinding:", "      glob: \"*.bam\"",

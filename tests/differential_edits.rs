@@ -127,16 +127,21 @@ fn base_texts() -> Vec<(String, String)> {
             .into(),
     ));
     out.push(("empty".into(), String::new()));
-    out.push(("a long tool (tree reuse)".into(), long_tool(120)));
-    out.push(("a long tool, small blocks around".into(), mixed_tool()));
+    out.push(("a long tool (tree reuse)".into(), long_tool(120, false)));
+    out.push((
+        "a long tool, its inputs a list".into(),
+        long_tool(120, true),
+    ));
+    out.push(("a long tool, small blocks around".into(), mixed_tool(false)));
     out
 }
 
 /// A tool whose `inputs` is one large block (kept as parsed when a small block breaks, see
 /// `document::settle`) among small top-level blocks as large in all as it, so that about half
-/// of the random edits break a small block beside the large one.
-fn mixed_tool() -> String {
-    let tool = long_tool(70);
+/// of the random edits break a small block beside the large one; its inputs a list (`list`)
+/// or a mapping.
+fn mixed_tool(list: bool) -> String {
+    let tool = long_tool(70, list);
     let (head, rest) = tool.split_at(tool.find("inputs:").unwrap());
     let mut t = head.to_string();
     for i in 0..12 {
@@ -160,16 +165,24 @@ fn mixed_tool() -> String {
 }
 
 /// A tool with many inputs, long enough that tree-sitter reuses subtrees on reparse (on small
-/// documents it relexes everything, which hides wrong edit bookkeeping).
-fn long_tool(inputs: usize) -> String {
+/// documents it relexes everything, which hides wrong edit bookkeeping); the inputs a list
+/// (`- id: in_0`, `list`: tree-sitter rebuilds a list's items where it reuses a mapping's
+/// pairs, and `document::settle` splits a list at its items) or a mapping.
+fn long_tool(inputs: usize, list: bool) -> String {
     let mut t = String::from(
         "cwlVersion: v1.2\nclass: CommandLineTool\nid: long_tool\n$namespaces:\n  \
          mcp: https://eoap.github.io/cwl-mcp-extension#\nbaseCommand: [tool]\ninputs:\n",
     );
     for i in 0..inputs {
         let eol = if i % 3 == 0 { "\r\n" } else { "\n" };
+        let head = if list {
+            format!("  - id: in_{i}{eol}")
+        } else {
+            format!("  in_{i}:{eol}")
+        };
+        t.push_str(&head);
         t.push_str(&format!(
-            "  in_{i}:{eol}    type: File{eol}    label: entrée n°{i} 日本 😀{eol}    doc: |{eol}      \
+            "    type: File{eol}    label: entrée n°{i} 日本 😀{eol}    doc: |{eol}      \
              Line one of {i}.{eol}      Line two.{eol}    inputBinding: {{prefix: --in-{i}}}{eol}"
         ));
     }
@@ -772,7 +785,7 @@ fn run_breaks(name: &str, text: &str, seed: u64, steps: usize, inside: bool) -> 
 fn a_break_beside_a_large_block_gives_the_tree_of_its_text() {
     let steps = (steps() / 4).max(200);
     let seed = seed();
-    let text = mixed_tool();
+    let text = mixed_tool(false);
     assert!(
         outside_inputs(&text)[1].start - outside_inputs(&text)[0].end > 8 * 1024,
         "inputs is a large block"
@@ -793,7 +806,7 @@ fn a_break_beside_a_large_block_gives_the_tree_of_its_text() {
 fn a_break_inside_a_large_block_gives_the_tree_of_its_text() {
     let steps = (steps() / 4).max(200);
     let seed = seed() ^ 0x0175_01de;
-    let text = mixed_tool();
+    let text = mixed_tool(false);
     let broken = run_breaks("mixed tool, inside", &text, seed, steps, true);
     let crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
     let broken_crlf = run_breaks(
@@ -807,4 +820,22 @@ fn a_break_inside_a_large_block_gives_the_tree_of_its_text() {
         broken + broken_crlf > steps / 10,
         "{broken} + {broken_crlf} broken steps"
     );
+}
+
+/// The same inside a large `inputs` written as a list (`- id: in_0`): `document::settle`
+/// splits the list at its items.
+#[test]
+fn a_break_inside_a_large_list_gives_the_tree_of_its_text() {
+    let steps = (steps() / 8).max(200);
+    let seed = seed() ^ 0x11_57ed;
+    let text = mixed_tool(true);
+    assert!(text.contains("\n  - id: in_0"), "the inputs are a list");
+    let broken = run_breaks(
+        "mixed tool, inputs a list, inside",
+        &text,
+        seed,
+        steps,
+        true,
+    );
+    assert!(broken > steps / 10, "{broken} broken steps");
 }

@@ -9,7 +9,8 @@
 //!
 //! Environment: `CWL_MCP_BENCH_ITERS` (edits per site, default 30), `CWL_MCP_BENCH_SIZES`
 //! (e.g. `50000`), `CWL_MCP_BENCH_PLACEMENTS` (`top`, `bottom`, `list`: the hint near the top
-//! and the inputs a list), `CWL_MCP_BENCH_SITES` (e.g. `input_doc,yaml`), `CWL_MCP_BENCH_OPEN=0` to skip the didOpen figure (for profiling one site),
+//! and the inputs a list), `CWL_MCP_BENCH_SITES` (e.g. `input_doc,yaml`),
+//! `CWL_MCP_BENCH_OPEN=0` to skip the didOpen figure (for profiling one site),
 //! `CWL_MCP_BENCH_GAP_MS` (idle milliseconds before each edit, default 0: the harness leaves
 //! 5 ms between edits, and after such a gap the same work takes up to twice as long on the
 //! 2-core machine as in a tight loop, see bench/notes.md).
@@ -88,16 +89,9 @@ fn main() {
             }
             let path = dir.join(format!("tool_{size}_{placement}.cwl"));
             let Ok(text) = std::fs::read_to_string(&path) else {
-                // The arguments of `bench/run.py`'s `PLACEMENT_ARGS`.
-                let args = match placement {
-                    "list" => "--hints-at top --list-form",
-                    "top" => "--hints-at top",
-                    _ => "--hints-at bottom",
-                };
+                // `bench/run.py` writes the files (`PLACEMENT_ARGS`: how each is generated).
                 eprintln!(
-                    "SKIPPED {}: run `python3 bench/gen_cwl.py --lines {size} {args} -o {}` \
-                     first (or `python3 bench/run.py`)",
-                    path.display(),
+                    "SKIPPED {}: run `python3 bench/run.py --quick` first",
                     path.display()
                 );
                 continue;

@@ -7,7 +7,8 @@
 //! `]` of `baseCommand` deleted then
 //! restored (YAML broken, then valid), a space typed at the start of an input's line then
 //! deleted (YAML broken inside `inputs`, then valid), and a line break typed near the top
-//! (every later row moves); with the hint near the top and at the end, under both profiles.
+//! (every later row moves); with the hint near the top and at the end, under both profiles,
+//! and in a tool whose inputs are a list (`- id: name`).
 //!
 //! Each edit goes through `Document::apply_changes` (incremental reparse with the
 //! position-independent scanner state, the content-keyed memos of `inputs` and of the schemas),

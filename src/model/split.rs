@@ -115,15 +115,15 @@ pub(super) fn derive(
         return None;
     }
     /// Whether an entry's JSON nests deeper than an input may, whether its text names a
-    /// directive, and a list item's `id`, read once per entry content (and listed once per
-    /// section content).
+    /// directive, and its `id` as a list's item ([`item_id`], read for a mapping's entries too:
+    /// what a memo of an entry's content holds does not depend on the section holding it),
+    /// read once per entry content (and listed once per section content).
     #[derive(Clone)]
     struct Facts {
         deep: bool,
         directive: bool,
         id: Option<Arc<str>>,
     }
-    let listed = matches!(section.node.kind, Kind::Seq { .. });
     let facts = part.entries_derived(|entry| {
         (*entry.derived(|_, _| {
             let memo = entry.memo();
@@ -131,7 +131,7 @@ pub(super) fn derive(
             Facts {
                 deep: json.is_some_and(|json| crate::derive::nests_too_deep(json, 2)),
                 directive: names_a_directive(&memo.text),
-                id: json.filter(|_| listed).and_then(item_id).map(Arc::from),
+                id: json.and_then(item_id).map(Arc::from),
             }
         }))
         .clone()

@@ -144,19 +144,124 @@ fn strip_comment(value: &str) -> &str {
     value
 }
 
+/// The lines of a text, each with its start: lines end at `\n` (a preceding `\r` is not part
+/// of the line), and a text that is empty or ends with `\n` has a last, empty line.
+fn line_bodies(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = 0;
+    let tail = (text.is_empty() || text.ends_with('\n')).then_some((text.len(), ""));
+    text.split_inclusive('\n')
+        .map(move |piece| {
+            let at = start;
+            start += piece.len();
+            let body = piece.strip_suffix('\n').unwrap_or(piece);
+            (at, body.strip_suffix('\r').unwrap_or(body))
+        })
+        .chain(tail)
+}
+
 /// The lines of a text. Lines end at `\n` (a preceding `\r` is not part of the line).
 pub fn lines(text: &str) -> Vec<Line<'_>> {
+    let mut out: Vec<Line<'_>> = line_bodies(text)
+        .map(|(start, body)| Line::parse(start, body))
+        .collect();
+    link(&mut out);
+    out
+}
+
+/// Whether a line starts a top-level block: content at column 0 (a root key, `---`), not
+/// blank, not a comment, not a list item's `- `.
+fn starts_block(body: &str) -> bool {
+    // Most lines are indented: a leading space means content right of column 0, or none.
+    if body.as_bytes().first().is_none_or(|&b| b == b' ') {
+        return false;
+    }
+    let l = Line::parse(0, body);
+    !l.blank && l.content_col == 0
+}
+
+/// The byte range of the top-level block holding byte `at`: from the start of the last line
+/// at or before `at`'s line that starts a block (the text's start when none does) to the start
+/// of the next line that does (the text's end when none does).
+pub fn block_around(text: &str, at: usize) -> Range<usize> {
+    let at = at.min(text.len());
+    let body_at = |ls: usize| {
+        let end = memchr::memchr(b'\n', &text.as_bytes()[ls..]).map_or(text.len(), |i| ls + i);
+        let body = &text[ls..end];
+        body.strip_suffix('\r').unwrap_or(body)
+    };
+    let mut ls = memchr::memrchr(b'\n', &text.as_bytes()[..at]).map_or(0, |i| i + 1);
+    let cursor_line = ls;
+    let start = loop {
+        if starts_block(body_at(ls)) {
+            break ls;
+        }
+        if ls == 0 {
+            break 0;
+        }
+        ls = memchr::memrchr(b'\n', &text.as_bytes()[..ls - 1]).map_or(0, |i| i + 1);
+    };
+    let bytes = text.as_bytes();
+    let mut end = text.len();
+    for nl in memchr::memchr_iter(b'\n', &bytes[cursor_line..]) {
+        let next = cursor_line + nl + 1;
+        if next < text.len() && bytes[next] != b' ' && starts_block(body_at(next)) {
+            end = next;
+            break;
+        }
+    }
+    start..end
+}
+
+/// The lines a walk from a cursor in the top-level block `block` ([`block_around`]) can
+/// reach: every line of that block and of the text before the first block, and of every other
+/// block only its first line (the root key). Walks inside a block stop at the next root key
+/// (less indented than anything in the block), and walks over the root mapping read only the
+/// root keys, jumping over each block: what such walks find is what they find in the whole
+/// text's [`lines`] (`tests/outline_scope.rs`), at the cost of one pass of `memchr` over the
+/// other blocks instead of parsing each of their lines.
+pub fn lines_around(text: &str, block: Range<usize>) -> Vec<Line<'_>> {
+    let bytes = text.as_bytes();
+    let last = block.end == text.len();
+    let inside = |start: usize| start >= block.start && (start < block.end || last);
     let mut out = Vec::new();
+    let mut any_block = false;
     let mut start = 0;
-    for piece in text.split_inclusive('\n') {
-        let body = piece.strip_suffix('\n').unwrap_or(piece);
-        let body = body.strip_suffix('\r').unwrap_or(body);
-        out.push(Line::parse(start, body));
-        start += piece.len();
+    loop {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(text.len(), |i| start + i);
+        let whole = inside(start) || !any_block;
+        // Outside `block`, a line starting with a space cannot start a block: not read.
+        if whole || bytes.get(start).is_some_and(|&b| b != b' ') {
+            let body = &text[start..end];
+            let body = body.strip_suffix('\r').unwrap_or(body);
+            let starts = starts_block(body);
+            if whole || starts {
+                out.push(Line::parse(start, body));
+            }
+            any_block |= starts;
+        }
+        if end == text.len() {
+            break;
+        }
+        start = end + 1;
     }
-    if text.is_empty() || text.ends_with('\n') {
-        out.push(Line::parse(text.len(), ""));
+    link(&mut out);
+    out
+}
+
+/// The end of the last non-blank line in `range` of `text` (its start when every line is
+/// blank).
+pub fn content_end(text: &str, range: Range<usize>) -> usize {
+    let mut end = range.start;
+    for (start, body) in line_bodies(&text[range.clone()]) {
+        if !Line::parse(start, body).blank {
+            end = range.start + start + body.len();
+        }
     }
+    end
+}
+
+/// Sets the links of each line ([`Line::next_not_deeper`], [`Line::prev_not_deeper`]).
+fn link(out: &mut [Line<'_>]) {
     // The next line not deeper than each line: a stack, from the end, of the non-blank lines
     // whose indentation only grows towards the top (the nearest smaller-or-equal on top).
     let mut stack: Vec<usize> = Vec::new();
@@ -184,7 +289,6 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
         out[i].prev_not_deeper = stack.last().copied();
         stack.push(i);
     }
-    out
 }
 
 /// Whether a walk at column `col` may jump over the block of line `i`: the line is at least
@@ -217,20 +321,49 @@ fn step_back(lines: &[Line<'_>], i: usize, col: usize) -> Option<usize> {
 
 type Lines<'t> = Vec<Line<'t>>;
 
+/// What an [`Outline`] reads: (a share of) the text, and the top-level block its walks start
+/// in (`None`: every line of the text).
+pub struct OutlineText {
+    text: Arc<str>,
+    block: Option<Range<usize>>,
+}
+
 self_cell::self_cell!(
-    /// The lines of one text and its indentation unit, owning (a share of) the text: built
-    /// once per document version and read by every completion request of that version.
+    /// The lines of one text (all of them, or those a cursor's walks reach: [`lines_around`]),
+    /// owning (a share of) the text: built for a document version and read by the
+    /// completion requests of that version.
     pub struct Outline {
-        owner: Arc<str>,
+        owner: OutlineText,
         #[covariant]
         dependent: Lines,
     }
 );
 
 impl Outline {
-    /// The outline of `text` ([`lines`]).
+    /// The outline of every line of `text` ([`lines`]).
     pub fn of(text: Arc<str>) -> Outline {
-        Outline::new(text, |t| lines(t))
+        Outline::new(OutlineText { text, block: None }, |t| lines(&t.text))
+    }
+
+    /// The outline a cursor at byte `at` reads ([`lines_around`] the block holding it).
+    pub fn around(text: Arc<str>, at: usize) -> Outline {
+        let block = block_around(&text, at);
+        Outline::new(
+            OutlineText {
+                text,
+                block: Some(block),
+            },
+            |t| lines_around(&t.text, t.block.clone().unwrap_or_default()),
+        )
+    }
+
+    /// Whether this outline serves a cursor at byte `at` of the same text.
+    pub fn serves(&self, at: usize) -> bool {
+        let owner = self.borrow_owner();
+        owner
+            .block
+            .as_ref()
+            .is_none_or(|b| *b == block_around(&owner.text, at))
     }
 
     pub fn lines(&self) -> &[Line<'_>] {
@@ -440,21 +573,49 @@ fn owner(lines: &[Line<'_>], i: usize, out: &mut Vec<Seg>, depth: usize) {
 /// The indentation unit of the text: the smallest positive step between a key line and the
 /// first line of its nested block mapping; 2 when none is found.
 pub fn indent_unit(lines: &[Line<'_>]) -> usize {
-    let mut best: Option<usize> = None;
-    let mut prev: Option<&Line<'_>> = None;
-    for l in lines.iter().filter(|l| !l.blank) {
-        if let Some(p) = prev
-            && p.key.is_some()
-            && p.value.is_empty()
-            && l.content_col > p.content_col
+    let mut scan = UnitScan::default();
+    for l in lines {
+        scan.push(l);
+    }
+    scan.unit()
+}
+
+/// [`indent_unit`] of a whole text, read line by line without keeping the lines.
+pub fn indent_unit_of(text: &str) -> usize {
+    let mut scan = UnitScan::default();
+    for (start, body) in line_bodies(text) {
+        scan.push(&Line::parse(start, body));
+    }
+    scan.unit()
+}
+
+/// [`indent_unit`]'s pass: the smallest step so far, and the previous non-blank line (whether
+/// it is a key without a value, its content column).
+#[derive(Default)]
+struct UnitScan {
+    best: Option<usize>,
+    prev: Option<(bool, usize)>,
+}
+
+impl UnitScan {
+    fn push(&mut self, l: &Line<'_>) {
+        if l.blank {
+            return;
+        }
+        if let Some((owns, col)) = self.prev
+            && owns
+            && l.content_col > col
             && l.item_dash().is_none()
         {
-            let step = l.content_col - p.content_col;
-            best = Some(best.map_or(step, |b| b.min(step)));
+            let step = l.content_col - col;
+            self.best = Some(self.best.map_or(step, |b| b.min(step)));
         }
-        prev = Some(l);
+        self.prev = Some((l.key.is_some() && l.value.is_empty(), l.content_col));
     }
-    best.filter(|&b| b > 0 && b <= 8).unwrap_or(2)
+
+    fn unit(&self) -> usize {
+        self.best.filter(|&b| b > 0 && b <= 8).unwrap_or(2)
+    }
 }
 
 #[cfg(test)]
@@ -595,5 +756,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn blocks_start_at_root_keys() {
+        let text = "# c\ncwlVersion: v1.2\n$namespaces:\n  s: x\n  mcp: y\n\n# note\nbaseCommand:\n- echo\n---\nhints:\n  a: 1\n";
+        let ns = text.find("$namespaces").unwrap();
+        let b = block_around(text, ns + 3);
+        assert_eq!(
+            &text[b.clone()],
+            "$namespaces:\n  s: x\n  mcp: y\n\n# note\n"
+        );
+        assert_eq!(
+            &text[b.start..content_end(text, b)],
+            "$namespaces:\n  s: x\n  mcp: y"
+        );
+        // A list item at column 0 belongs to the key above; `---` starts a block.
+        let b = block_around(text, text.find("- echo").unwrap() + 3);
+        assert_eq!(&text[b], "baseCommand:\n- echo\n");
+        assert_eq!(
+            &text[block_around(text, text.find("---").unwrap())],
+            "---\n"
+        );
+        // Before the first root key: the comment.
+        assert_eq!(block_around(text, 1), 0..text.find("cwlVersion").unwrap());
+        assert_eq!(&text[block_around(text, text.len())], "hints:\n  a: 1\n");
+        // Around the `$namespaces` block: its lines, and the first line of every other block.
+        let around: Vec<&str> = lines_around(text, block_around(text, ns))
+            .iter()
+            .map(|l| l.text)
+            .collect();
+        assert_eq!(
+            around,
+            [
+                "# c",
+                "cwlVersion: v1.2",
+                "$namespaces:",
+                "  s: x",
+                "  mcp: y",
+                "",
+                "# note",
+                "baseCommand:",
+                "---",
+                "hints:"
+            ]
+        );
+        assert_eq!(indent_unit_of(text), indent_unit(&lines(text)));
     }
 }

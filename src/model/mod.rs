@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::base::{Code, Diagnostic, DocumentContext, Settings};
 use crate::cwl::CwlView;
 use crate::document::Snapshot;
-use crate::document::outline::{self, Line, Outline};
+use crate::document::outline::{self, Outline};
 use crate::document::yaml::YamlDoc;
 
 pub mod agent;
@@ -69,8 +69,10 @@ pub struct Model {
     /// The local files the steps `run:` and why the `cwl2mcp` export fails, on first use.
     run_files: OnceLock<Vec<(crate::cwl::refs::Reference, std::path::PathBuf)>>,
     export_failures: OnceLock<Vec<linked::Failure>>,
-    /// The text's lines read from indentation (completion), built on first use.
-    outline: OnceLock<(Outline, usize)>,
+    /// The text's lines read from indentation around the last completion's cursor
+    /// ([`Model::outline_at`]), and the text's indentation unit, built on first use.
+    outline: std::sync::Mutex<Option<Arc<Outline>>>,
+    indent_unit: OnceLock<usize>,
 }
 
 /// Why no Tool is presented as the current one.
@@ -150,7 +152,8 @@ impl Model {
             fixes: OnceLock::new(),
             run_files: OnceLock::new(),
             export_failures: OnceLock::new(),
-            outline: OnceLock::new(),
+            outline: std::sync::Mutex::new(None),
+            indent_unit: OnceLock::new(),
         };
         model.diagnostics = analysis::diagnostics(&model);
         model
@@ -165,16 +168,25 @@ impl Model {
         &self.snapshot.text
     }
 
-    /// The text's lines as indentation reads them, and its indentation unit
-    /// ([`outline::lines`], [`outline::indent_unit`]): computed once per model, so once per
-    /// document version in the server.
-    pub fn outline(&self) -> (&[Line<'_>], usize) {
-        let (o, unit) = self.outline.get_or_init(|| {
-            let o = Outline::of(self.snapshot.text.clone());
-            let unit = outline::indent_unit(o.lines());
-            (o, unit)
-        });
-        (o.lines(), *unit)
+    /// The text's lines as indentation reads them, for a cursor at byte `at`: those its walks
+    /// reach ([`Outline::around`]: the lines of the top-level block holding it, the first line
+    /// of every other block), kept for the next request of this version at a cursor in the
+    /// same block.
+    pub fn outline_at(&self, at: usize) -> Arc<Outline> {
+        let mut slot = self.outline.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(o) = slot.as_ref().filter(|o| o.serves(at)) {
+            return o.clone();
+        }
+        let o = Arc::new(Outline::around(self.snapshot.text.clone(), at));
+        *slot = Some(o.clone());
+        o
+    }
+
+    /// The text's indentation unit ([`outline::indent_unit_of`]), on first use.
+    pub fn indent_unit(&self) -> usize {
+        *self
+            .indent_unit
+            .get_or_init(|| outline::indent_unit_of(&self.snapshot.text))
     }
 
     pub fn yaml(&self) -> &YamlDoc {

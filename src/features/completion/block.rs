@@ -245,7 +245,7 @@ fn key_items(
         let new_text = if key_only {
             class.clone()
         } else {
-            format!("{class}:{nl}{}$0", " ".repeat(mapping.col + ctx.unit))
+            format!("{class}:{nl}{}$0", " ".repeat(mapping.col + ctx.unit()))
         };
         let mut item = class_item(class, new_text, span, additional, !key_only, true);
         item.snippet = !key_only;
@@ -292,7 +292,7 @@ fn key_items(
             } else {
                 match field.ty {
                     FieldType::Mapping => {
-                        let pad = " ".repeat(mapping.col + ctx.unit);
+                        let pad = " ".repeat(mapping.col + ctx.unit());
                         let mut s = format!("{}:", field.key);
                         for (j, a) in fields::boolean_annotations().enumerate() {
                             s.push_str(&format!(

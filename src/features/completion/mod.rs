@@ -64,7 +64,13 @@ struct Ctx<'t> {
     settings: &'t Settings,
     snapshot: &'t Snapshot,
     model: &'t Model,
-    unit: usize,
+}
+
+impl Ctx<'_> {
+    /// The text's indentation unit (read from the whole text, on first use).
+    fn unit(&self) -> usize {
+        self.model.indent_unit()
+    }
 }
 
 /// Where the root's `$namespaces` can be: its block, or the whole text of a flow (JSON)
@@ -77,32 +83,41 @@ fn namespaces_range(text: &str, lines: &[Line<'_>]) -> Option<std::ops::Range<us
     {
         return Some(0..text.len());
     }
-    let i = lines
+    // Every outline holds the root keys; the block under `$namespaces` is read from the text.
+    let start = lines
         .iter()
-        .position(|l| l.content_col == 0 && l.key == Some("$namespaces"))?;
-    let mut end = lines[i].end();
-    for l in &lines[i + 1..] {
-        if l.blank {
-            continue;
-        }
-        if l.content_col == 0 && l.item_dash().is_none() {
-            break;
-        }
-        end = l.end();
-    }
-    Some(lines[i].start..end)
+        .find(|l| l.content_col == 0 && l.key == Some("$namespaces"))?
+        .start;
+    let block = outline::block_around(text, start);
+    Some(start..outline::content_end(text, block))
 }
 
 /// Completion items at byte offset `at`.
 pub fn completion(model: &Model, at: usize) -> Vec<Completion> {
-    let snapshot = &model.snapshot;
-    let settings = &model.settings;
-    let text: &str = &snapshot.text;
+    let at = char_start(&model.snapshot.text, at);
+    completion_in(model, at, &model.outline_at(at))
+}
+
+/// [`completion`] read from the lines of `outline` (the reference `tests/outline_scope.rs`
+/// compares with: [`outline::Outline::of`], every line of the text).
+#[doc(hidden)]
+pub fn completion_from(model: &Model, at: usize, outline: &outline::Outline) -> Vec<Completion> {
+    completion_in(model, char_start(&model.snapshot.text, at), outline)
+}
+
+/// `at` within the text, moved back to the start of its character.
+fn char_start(text: &str, at: usize) -> usize {
     let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at -= 1;
     }
-    let (lines, unit) = model.outline();
+    at
+}
+
+fn completion_in(model: &Model, at: usize, outline: &outline::Outline) -> Vec<Completion> {
+    let snapshot = &model.snapshot;
+    let text: &str = &snapshot.text;
+    let lines = outline.lines();
     let located = match namespaces_range(text, lines) {
         Some(range) => locate::locate_in(snapshot, range),
         None => Located::default(),
@@ -111,10 +126,9 @@ pub fn completion(model: &Model, at: usize) -> Vec<Completion> {
         text,
         lines,
         located,
-        settings,
+        settings: &model.settings,
         snapshot,
         model,
-        unit,
     };
     if in_flow_collection(snapshot, at) {
         flow::items(&ctx, at)
@@ -175,7 +189,7 @@ fn prefix_and_binding(ctx: &Ctx<'_>, _snapshot: &Snapshot) -> (String, Vec<Edit>
     if !needs_binding {
         return (prefix, Vec::new());
     }
-    let edit = edits::bind_namespace(ctx.text, view, &prefix, ctx.unit);
+    let edit = edits::bind_namespace(ctx.text, view, &prefix, ctx.unit());
     (prefix, edit.into_iter().collect())
 }
 

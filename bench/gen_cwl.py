@@ -10,7 +10,7 @@ Sidecar <out>.pos.json holds 0-based LSP positions:
   hover_mcp      on the `mcp:Tool` key inside `hints:`
   hover_field    on the `readOnlyHint` key inside mcp:Tool.annotations
   hover_docker   on the `dockerPull` key (a standard CWL hint, for comparison)
-  completion     an indented empty line inside the mcp:Tool mapping (key position)
+  completion     the end of `readOnlyHint: true` (value completion: `false`, `true`)
   completion_value  right after `type: ` of the first File input (value completion, for contrast)
   change         a spot inside the mcp:Tool description value (1-char insert)
   hints_line     line of `hints:`
@@ -132,7 +132,7 @@ def hints_block(rng, pos, base_line, n_inputs):
          "    aliases:", "      - bwa_like_align", "      - align_reads",
          "    annotations:", "      title: BigTool aligner", "      readOnlyHint: true",
          "      destructiveHint: false", "      idempotentHint: true", "      openWorldHint: false",
-         "    "]  # indented empty line = completion position inside mcp:Tool
+         "    "]  # an indented empty line (a key position where the complete hint offers nothing)
     for k, line in enumerate(L):
         ln = base_line + k
         s = line.lstrip()
@@ -142,6 +142,9 @@ def hints_block(rng, pos, base_line, n_inputs):
             pos["hover_mcp"] = [ln, line.index("mcp:Tool") + 3]
         elif s.startswith("readOnlyHint:"):
             pos["hover_field"] = [ln, line.index("readOnlyHint") + 3]
+            # Completion at the end of the value: the hint is complete, so a key position
+            # offers nothing; here the values (`false`, `true`) with their documentation.
+            pos["completion"] = [ln, len(line)]
             c = line.index("true") + 3
             pos.setdefault("sites", {})["annotation"] = [
                 edit(ln, c, ln, c + 1, "x", "annotation"), edit(ln, c, ln, c + 1, "e", "annotation")]
@@ -152,7 +155,6 @@ def hints_block(rng, pos, base_line, n_inputs):
         elif s.startswith("useWhen:"):
             c = len(L[k + 1]) // 2
             pos.setdefault("sites", {})["use_when"] = insert_delete(ln + 1, c, "x", "use_when")
-    pos["completion"] = [base_line + len(L) - 1, 4]
     return L
 
 

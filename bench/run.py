@@ -8,7 +8,8 @@ Stdlib only. Generated CWL tools (bench/gen_cwl.py) of 500, 5,000 and 50,000 lin
 `mcp:Tool` hint near the top (as real files have it) and at the end. Each server is spawned fresh
 several times over stdio; per process it measures spawn -> `initialize` answer, `didOpen` ->
 first diagnostics (timed in more processes that only open the file: --open-runs), completion and
-hover in the hint, the one-character edits of every edit site
+hover in the hint (repeated on one version of the text, and completion as the first request
+after each keystroke typed in an input's `doc`), the one-character edits of every edit site
 (the annotation value `true`<->`trux`, `useWhen` prose, an input's `doc`, an input's `default`,
 `baseCommand`, and `]` of `baseCommand` deleted then restored: YAML broken, then valid again),
 each timed until the `publishDiagnostics` of that version, a protocol floor (a request answered
@@ -273,7 +274,8 @@ def one_run(server, info, edits_per_site, repeats, open_only=False):
     text = path.read_text()
     uri = path.resolve().as_uri()
     root = path.resolve().parent.as_uri()
-    out = {"edit_ms": {row: [] for row, _ in ROWS}, "completion_ms": [], "hover_ms": [], "floor_ms": []}
+    out = {"edit_ms": {row: [] for row, _ in ROWS}, "completion_ms": [], "completion_typed_ms": [],
+           "hover_ms": [], "floor_ms": []}
     c = Client(server["cmd"], server.get("settings"))
     try:
         _, init = c.request("initialize", {
@@ -325,8 +327,27 @@ def one_run(server, info, edits_per_site, repeats, open_only=False):
                       out["hover_ms"])
         c.drain(server.get("settle", 0.05))
 
-        # The edits of each site, cyclically: each site's list brings the text back.
+        # Completion as typing asks for it: the first request after a keystroke (a character
+        # typed in an input's `doc`, then deleted), when nothing read for an earlier version of
+        # the text is current. (The requests above repeat on one version.)
         version = 1
+        if out["has"]["completion"]:
+            keys = pos["sites"]["input_doc"]
+            for k in range(repeats + repeats % len(keys)):
+                version += 1
+                t0 = c.notify("textDocument/didChange", {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [lsp_change(keys[k % len(keys)])]})
+                t, _msg = c.wait_diagnostics(uri, t0, version=version, timeout=120)
+                if t is None:
+                    out.setdefault("errors", []).append(f"no diagnostics after keystroke {k}")
+                    break
+                c.drain(server.get("between_edits", 0.005))
+                timed("textDocument/completion", {"textDocument": td, "position": at("completion"),
+                                                  "context": {"triggerKind": 1}}, out["completion_typed_ms"])
+            c.drain(server.get("settle", 0.05))
+
+        # The edits of each site, cyclically: each site's list brings the text back.
         for site in SITE_ORDER:
             edits = pos["sites"][site]
             # Whole rounds of the site's list, so that the text comes back.
@@ -475,7 +496,7 @@ def summarize(runs, opens=()):
         return {"median": median(xs), "p95": p95(xs), "n": len(xs)}
 
     s = {"edit_ms": {row: stat([x for r in runs for x in r.get("edit_ms", {}).get(row, [])]) for row, _ in ROWS}}
-    for key in ("completion_ms", "hover_ms", "floor_ms"):
+    for key in ("completion_ms", "completion_typed_ms", "hover_ms", "floor_ms"):
         s[key] = stat([x for r in runs for x in r.get(key, [])])
     for key in ("init_ms", "open_ms"):
         s[key] = stat([r[key] for r in list(runs) + list(opens) if r.get(key) is not None])
@@ -606,7 +627,9 @@ def write_report(path, res, args):
         L.append(f"| `didOpen` → first diagnostics | {size} | {where} | {fmt(s['open_ms']['median'], ' ms')} "
                  f"({fmt(s['open_ms']['p95'])}) | full parse {fmt(full, ' ms')} | ≤ {fmt(target, ' ms')} (2× parse) | "
                  f"{st(s['open_ms']['median'], target)} | {yc} | {rc} |")
-    for req, req_label in (("completion_ms", "completion in the hint"), ("hover_ms", "hover on `mcp:Tool`")):
+    for req, req_label in (("completion_ms", "completion in the hint"),
+                           ("completion_typed_ms", "completion in the hint, first request after a keystroke"),
+                           ("hover_ms", "hover on `mcp:Tool`")):
         for key in keys:
             info, s = res["files"][key], ours[key]
             size, where = label(key)

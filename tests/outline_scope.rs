@@ -7,6 +7,9 @@
 //! the same model (so the outline kept for one block is reused, or rebuilt, as the cursor
 //! moves).
 //!
+//! It also checks that the indentation unit read in one pass over the text
+//! (`outline::indent_unit_of`: completion and the quick fixes) is the one read from every line.
+//!
 //! Tier 1: every `*.cwl` of `examples/` and `tests/fixtures/`. Tier 2: every `*.cwl` of
 //! `../shared/corpus`, as written, at most 400 cursors per file spread over it (said plainly
 //! when it is absent).
@@ -16,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use cwl_mcp_lsp::base::DocumentContext;
 use cwl_mcp_lsp::base::settings::Settings;
-use cwl_mcp_lsp::document::outline::Outline;
+use cwl_mcp_lsp::document::outline::{self, Outline};
 use cwl_mcp_lsp::features::completion::{completion, completion_from};
 use cwl_mcp_lsp::model::Model;
 
@@ -60,6 +63,14 @@ fn compare(name: &str, text: &str, most: usize, tally: &mut Tally) -> Result<(),
         DocumentContext::from_uri("file:///scope/tool.cwl"),
     );
     tally.texts += 1;
+    // The indentation unit read without keeping the lines is the one read from every line.
+    let unit = outline::indent_unit(&outline::lines(text));
+    if outline::indent_unit_of(text) != unit {
+        return Err(format!(
+            "{name}: indentation unit {} against {unit}",
+            outline::indent_unit_of(text)
+        ));
+    }
     let every = Outline::of(text.into());
     let mut scoped = false;
     let all = cursors(text);

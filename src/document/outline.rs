@@ -580,11 +580,38 @@ pub fn indent_unit(lines: &[Line<'_>]) -> usize {
     scan.unit()
 }
 
-/// [`indent_unit`] of a whole text, read line by line without keeping the lines.
+/// [`indent_unit`] of a whole text, read line by line without keeping the lines. A line is
+/// parsed in full ([`Line::parse`]) only when it may be a key without a value (it ends with
+/// `:` or holds a `#`); for the others the indentation is all the pass reads.
 pub fn indent_unit_of(text: &str) -> usize {
     let mut scan = UnitScan::default();
     for (start, body) in line_bodies(text) {
-        scan.push(&Line::parse(start, body));
+        let bytes = body.as_bytes();
+        let mut i = 0;
+        let mut dash = false;
+        loop {
+            while i < bytes.len() && bytes[i] == b' ' {
+                i += 1;
+            }
+            if i < bytes.len()
+                && bytes[i] == b'-'
+                && (i + 1 == bytes.len() || bytes[i + 1] == b' ' || bytes[i + 1] == b'\t')
+            {
+                dash = true;
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let content = &body[i..];
+        if content.contains('#') || content.trim_end().ends_with(':') {
+            scan.push(&Line::parse(start, body));
+        } else {
+            // Not blank unless whitespace only without an item indicator; no key without a
+            // value (a value with neither a comment nor a final `:` is not empty).
+            let blank = content.trim().is_empty() && !dash;
+            scan.push_facts(blank, i, dash, false);
+        }
     }
     scan.unit()
 }
@@ -599,18 +626,29 @@ struct UnitScan {
 
 impl UnitScan {
     fn push(&mut self, l: &Line<'_>) {
-        if l.blank {
+        self.push_facts(
+            l.blank,
+            l.content_col,
+            l.item_dash().is_some(),
+            l.key.is_some() && l.value.is_empty(),
+        );
+    }
+
+    /// A line: blank, its content column, whether it starts a list item, whether it is a key
+    /// without a value.
+    fn push_facts(&mut self, blank: bool, content_col: usize, item: bool, owns: bool) {
+        if blank {
             return;
         }
-        if let Some((owns, col)) = self.prev
-            && owns
-            && l.content_col > col
-            && l.item_dash().is_none()
+        if let Some((prev_owns, col)) = self.prev
+            && prev_owns
+            && content_col > col
+            && !item
         {
-            let step = l.content_col - col;
+            let step = content_col - col;
             self.best = Some(self.best.map_or(step, |b| b.min(step)));
         }
-        self.prev = Some((l.key.is_some() && l.value.is_empty(), l.content_col));
+        self.prev = Some((owns, content_col));
     }
 
     fn unit(&self) -> usize {
@@ -802,5 +840,16 @@ mod tests {
             ]
         );
         assert_eq!(indent_unit_of(text), indent_unit(&lines(text)));
+        // Keys without a value (one with a comment) own the step; list items do not.
+        for (text, unit) in [
+            ("a:\n    b:\n        c: 1\n", 4),
+            ("a:  # note\n   b: 1\n", 3),
+            ("a:\n- b: 1\nd:\n      e: 1\n", 6),
+            ("a:\n- b:\n   c: 1\n", 1),
+            ("a: x\n  b: 1\n", 2),
+        ] {
+            assert_eq!(indent_unit_of(text), unit, "{text:?}");
+            assert_eq!(indent_unit(&lines(text)), unit, "{text:?}");
+        }
     }
 }

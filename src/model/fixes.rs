@@ -8,7 +8,7 @@ use crate::base::settings::Settings;
 use crate::base::{Code, Diagnostic, DocumentContext, Edit};
 use crate::cwl::refs;
 use crate::cwl::{CwlView, EXTENSION_NS, Entry, Process};
-use crate::document::outline::{self, Line};
+use crate::document::outline::Line;
 use crate::document::yaml::{Kind, Node, Resolved, Style, YamlDoc};
 use crate::hint::fields::{self, FieldType, Need, TOOL_FIELDS};
 use crate::hint::recognize::{ClassMatch, classify};
@@ -43,14 +43,13 @@ struct Ctx<'a, 's> {
 /// fix (the first title), listed once with every diagnostic it resolves.
 pub(super) fn fixes(model: &Model) -> Vec<Fix> {
     let text = model.text();
-    let lines = outline::lines(text);
     let ctx = Ctx {
         text,
         yaml: model.yaml(),
         view: model.view(),
         settings: &model.settings,
         context: &model.context,
-        unit: outline::indent_unit(&lines),
+        unit: model.indent_unit(),
     };
     let mut out: Vec<Fix> = Vec::new();
     for d in model.diagnostics() {

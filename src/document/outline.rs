@@ -37,23 +37,8 @@ pub struct Line<'t> {
 
 impl<'t> Line<'t> {
     pub fn parse(start: usize, text: &'t str) -> Line<'t> {
-        let bytes = text.as_bytes();
-        let mut i = 0;
         let mut dashes = Vec::new();
-        loop {
-            while i < bytes.len() && bytes[i] == b' ' {
-                i += 1;
-            }
-            if i < bytes.len()
-                && bytes[i] == b'-'
-                && (i + 1 == bytes.len() || bytes[i + 1] == b' ' || bytes[i + 1] == b'\t')
-            {
-                dashes.push(i);
-                i += 1;
-                continue;
-            }
-            break;
-        }
+        let i = content_column(text, |dash| dashes.push(dash));
         let content = &text[i..];
         let blank = content.trim().is_empty() && dashes.is_empty() || content.starts_with('#');
         let (key, value) = split_key(content);
@@ -83,6 +68,27 @@ impl<'t> Line<'t> {
 
     pub fn end(&self) -> usize {
         self.start + self.text.len()
+    }
+}
+
+/// The column of a line's content: past its indentation and its `- ` indicators, each of
+/// whose columns is handed to `dash`.
+fn content_column(text: &str, mut dash: impl FnMut(usize)) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && bytes[i] == b' ' {
+            i += 1;
+        }
+        if i < bytes.len()
+            && bytes[i] == b'-'
+            && (i + 1 == bytes.len() || bytes[i + 1] == b' ' || bytes[i + 1] == b'\t')
+        {
+            dash(i);
+            i += 1;
+            continue;
+        }
+        return i;
     }
 }
 
@@ -348,6 +354,11 @@ impl Outline {
     /// The outline a cursor at byte `at` reads ([`lines_around`] the block holding it).
     pub fn around(text: Arc<str>, at: usize) -> Outline {
         let block = block_around(&text, at);
+        Outline::of_block(text, block)
+    }
+
+    /// The outline a cursor in the top-level block `block` ([`block_around`]) reads.
+    pub fn of_block(text: Arc<str>, block: Range<usize>) -> Outline {
         Outline::new(
             OutlineText {
                 text,
@@ -357,13 +368,15 @@ impl Outline {
         )
     }
 
+    /// The block this outline was built around (`None`: every line).
+    pub fn block(&self) -> Option<&Range<usize>> {
+        self.borrow_owner().block.as_ref()
+    }
+
     /// Whether this outline serves a cursor at byte `at` of the same text.
     pub fn serves(&self, at: usize) -> bool {
-        let owner = self.borrow_owner();
-        owner
-            .block
-            .as_ref()
-            .is_none_or(|b| *b == block_around(&owner.text, at))
+        self.block()
+            .is_none_or(|b| *b == block_around(&self.borrow_owner().text, at))
     }
 
     pub fn lines(&self) -> &[Line<'_>] {
@@ -586,23 +599,8 @@ pub fn indent_unit(lines: &[Line<'_>]) -> usize {
 pub fn indent_unit_of(text: &str) -> usize {
     let mut scan = UnitScan::default();
     for (start, body) in line_bodies(text) {
-        let bytes = body.as_bytes();
-        let mut i = 0;
         let mut dash = false;
-        loop {
-            while i < bytes.len() && bytes[i] == b' ' {
-                i += 1;
-            }
-            if i < bytes.len()
-                && bytes[i] == b'-'
-                && (i + 1 == bytes.len() || bytes[i + 1] == b' ' || bytes[i + 1] == b'\t')
-            {
-                dash = true;
-                i += 1;
-                continue;
-            }
-            break;
-        }
+        let i = content_column(body, |_| dash = true);
         let content = &body[i..];
         if content.contains('#') || content.trim_end().ends_with(':') {
             scan.push(&Line::parse(start, body));

@@ -173,11 +173,12 @@ impl Model {
     /// of every other block), kept for the next request of this version at a cursor in the
     /// same block.
     pub fn outline_at(&self, at: usize) -> Arc<Outline> {
+        let block = outline::block_around(&self.snapshot.text, at);
         let mut slot = self.outline.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(o) = slot.as_ref().filter(|o| o.serves(at)) {
+        if let Some(o) = slot.as_ref().filter(|o| o.block() == Some(&block)) {
             return o.clone();
         }
-        let o = Arc::new(Outline::around(self.snapshot.text.clone(), at));
+        let o = Arc::new(Outline::of_block(self.snapshot.text.clone(), block));
         *slot = Some(o.clone());
         o
     }

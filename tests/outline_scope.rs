@@ -168,14 +168,11 @@ fn completion_reads_the_same_from_the_lines_around_the_cursor_as_from_every_line
 
 #[test]
 fn completion_reads_the_same_from_the_lines_around_the_cursor_on_the_shared_corpus() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if !corpus.is_dir() {
-        eprintln!(
-            "SKIPPED: {} is absent; the second tier of the outline scope test did not run",
-            corpus.display()
-        );
+    // `shared_dir` says SKIPPED when `../shared` is absent.
+    let Some(shared) = common::shared_dir() else {
         return;
-    }
+    };
+    let corpus = shared.join("corpus");
     let mut tally = Tally::default();
     for path in common::cwl_files(&corpus) {
         let Ok(text) = std::fs::read_to_string(&path) else {

@@ -34,10 +34,8 @@ impl Snapshot {
     pub fn parse(text: &str, version: i32) -> Snapshot {
         let (tree, settled) = parse_defined(text);
         let text: Arc<str> = Arc::from(text);
-        if text.len() >= KEEP_MIN_BYTES && KEEPING.with(|k| k.get()) {
-            let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-            kept.insert(0, (text.clone(), (tree.clone(), settled.clone())));
-            kept.truncate(KEEP_MAX);
+        if KEEPING.with(|k| k.get()) {
+            keep(&text, (tree.clone(), settled.clone()));
         }
         Snapshot {
             lines: LineIndex::from_text(&text),
@@ -107,21 +105,30 @@ thread_local! {
     pub(crate) static KEPT_TREES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Texts at least this large have their parses kept by [`keeping_parses`].
+/// Texts at least this large are large: their parses are kept only while the index's build
+/// runs (a 50,000-line tool's tree is about 36 MB), at most [`KEEP_LARGE`] of them.
 const KEEP_MIN_BYTES: usize = 256 * 1024;
-/// At most this many parses are kept.
-const KEEP_MAX: usize = 2;
+const KEEP_LARGE: usize = 2;
+/// The parses of smaller texts outlive the build, for [`KEEP_SMALL_FOR`] (an editor opens the
+/// files of its restored tabs just after start-up, often after the index read them): the most
+/// recent first, up to this much text in all (their trees take about 15 times as much).
+const KEEP_SMALL_BYTES: usize = 512 * 1024;
+pub const KEEP_SMALL_FOR: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A parse [`keeping_parses`] kept: the text, its parse, and when it was kept.
+type Kept = (Arc<str>, Defined, std::time::Instant);
 /// The parses [`keeping_parses`] kept, most recent first.
-static KEPT: std::sync::Mutex<Vec<(Arc<str>, Defined)>> = std::sync::Mutex::new(Vec::new());
+static KEPT: std::sync::Mutex<Vec<Kept>> = std::sync::Mutex::new(Vec::new());
 
 thread_local! {
     static KEEPING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Runs `f` keeping the full parses of large texts it makes (at most two, until
-/// [`release_parses`]): the editor opens files at start-up while the workspace index reads the
-/// same files from disk, and a document opened with a text just parsed takes that tree (a parse
-/// is deterministic) instead of parsing it a second time (issue 14).
+/// Runs `f` keeping the full parses it makes (until they are taken by a document opened with
+/// the same text, or released: [`release_parses`], [`release_parses_kept_before`]): the editor
+/// opens files at start-up while, or just after, the workspace index reads the same files from
+/// disk, and a document opened with a text just parsed takes that tree (a parse is
+/// deterministic) instead of parsing it a second time (issue 14).
 pub fn keeping_parses<R>(f: impl FnOnce() -> R) -> R {
     let was = KEEPING.with(|k| k.replace(true));
     let out = f();
@@ -129,18 +136,41 @@ pub fn keeping_parses<R>(f: impl FnOnce() -> R) -> R {
     out
 }
 
-/// Drops the parses [`keeping_parses`] kept (the index's build is over).
+/// Keeps `parse` of `text`, dropping the oldest beyond [`KEEP_LARGE`] large texts and
+/// [`KEEP_SMALL_BYTES`] of small ones.
+fn keep(text: &Arc<str>, parse: Defined) {
+    let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+    kept.retain(|(t, _, _)| **t != **text);
+    kept.insert(0, (text.clone(), parse, std::time::Instant::now()));
+    let (mut large, mut small) = (0, 0);
+    kept.retain(|(t, _, _)| {
+        if t.len() >= KEEP_MIN_BYTES {
+            large += 1;
+            large <= KEEP_LARGE
+        } else {
+            small += t.len();
+            small <= KEEP_SMALL_BYTES
+        }
+    });
+}
+
+/// Drops the large texts' parses [`keeping_parses`] kept (the index's build is over); the
+/// small ones stay until [`release_parses_kept_before`].
 pub fn release_parses() {
-    KEPT.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+    kept.retain(|(t, _, _)| t.len() < KEEP_MIN_BYTES);
+}
+
+/// Drops every parse kept before `instant` (a build that ended then, [`KEEP_SMALL_FOR`] ago).
+pub fn release_parses_kept_before(instant: std::time::Instant) {
+    let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+    kept.retain(|(_, _, at)| *at >= instant);
 }
 
 /// The kept parse of exactly `text`, taken out (a document owns and edits its tree).
 fn take_kept(text: &str) -> Option<Defined> {
-    if text.len() < KEEP_MIN_BYTES {
-        return None;
-    }
     let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-    let i = kept.iter().position(|(t, _)| **t == *text)?;
+    let i = kept.iter().position(|(t, _, _)| **t == *text)?;
     Some(kept.remove(i).1)
 }
 
@@ -482,6 +512,50 @@ mod tests {
         keeping_parses(|| Snapshot::parse(&text, 0));
         release_parses();
         assert!(take_kept(&text).is_none());
+    }
+
+    fn is_kept(text: &str) -> bool {
+        let kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+        kept.iter().any(|(t, _, _)| **t == *text)
+    }
+
+    #[test]
+    fn a_small_text_s_parse_outlives_the_build_to_a_budget_until_released() {
+        let pid = std::process::id();
+        let text: String = (0..200)
+            .map(|i| format!("small_{i}_{pid}: [a, b]\n"))
+            .collect();
+        assert!(text.len() < KEEP_MIN_BYTES);
+        let indexed = keeping_parses(|| Snapshot::parse(&text, 0));
+        // The build ends: a small text's parse stays for a document opened just after.
+        release_parses();
+        assert!(is_kept(&text));
+        let doc = Document::new(text.clone(), 1);
+        assert!(
+            tree_nodes(doc.tree()) == tree_nodes(&indexed.tree),
+            "the same tree"
+        );
+        assert!(!is_kept(&text), "taken by the document");
+        // Dropped `KEEP_SMALL_FOR` after the build ended.
+        keeping_parses(|| Snapshot::parse(&text, 0));
+        release_parses_kept_before(std::time::Instant::now());
+        assert!(!is_kept(&text));
+        // At most `KEEP_SMALL_BYTES` of small texts, the most recent first.
+        let texts: Vec<String> = (0..3)
+            .map(|k| format!("budget_{k}_{pid}: {}\n", "x".repeat(200 * 1024)))
+            .collect();
+        assert!(texts.iter().all(|t| t.len() < KEEP_MIN_BYTES));
+        assert!(texts.iter().map(String::len).sum::<usize>() > KEEP_SMALL_BYTES);
+        keeping_parses(|| {
+            for t in &texts {
+                Snapshot::parse(t, 0);
+            }
+        });
+        assert!(!is_kept(&texts[0]), "the oldest dropped");
+        assert!(is_kept(&texts[1]) && is_kept(&texts[2]));
+        for t in &texts {
+            take_kept(t);
+        }
     }
 
     fn change(l1: u32, c1: u32, l2: u32, c2: u32, text: &str) -> Change {

@@ -14,7 +14,9 @@ use super::guard::lock;
 use super::session::Session;
 use super::state::{Indexed, State};
 use crate::base::DocumentContext;
-use crate::document::text::{keeping_parses, release_parses};
+use crate::document::text::{
+    KEEP_SMALL_FOR, keeping_parses, release_parses, release_parses_kept_before,
+};
 use crate::model::Model;
 use crate::model::index::{self, IndexEntry};
 
@@ -141,7 +143,7 @@ async fn index_chunk(
 
 /// Builds the index of every workspace folder; `done` runs once it is complete (not when a
 /// newer build superseded it). The parses of large files kept for documents opened meanwhile
-/// are dropped when it ends.
+/// are dropped when it ends, those of small files [`KEEP_SMALL_FOR`] later.
 pub async fn build(
     client: Client,
     state: Arc<Mutex<State>>,
@@ -150,6 +152,11 @@ pub async fn build(
 ) -> bool {
     let built = build_entries(client, state, session, features).await;
     release_parses();
+    let ended = std::time::Instant::now();
+    tokio::spawn(async move {
+        tokio::time::sleep(KEEP_SMALL_FOR).await;
+        release_parses_kept_before(ended);
+    });
     give_back_freed_memory();
     built
 }

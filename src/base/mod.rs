@@ -58,7 +58,8 @@ pub unsafe fn arc_str_unchecked(bytes: std::sync::Arc<[u8]>) -> std::sync::Arc<s
 #[derive(Default)]
 pub struct InOrder {
     next: usize,
-    map: Option<std::collections::HashMap<usize, usize>>,
+    /// Hashed with foldhash: built on every keystroke in a large `inputs` (2,800 entries).
+    map: Option<std::collections::HashMap<usize, usize, foldhash::fast::RandomState>>,
 }
 
 impl InOrder {
@@ -74,7 +75,10 @@ impl InOrder {
             return Some(self.next);
         }
         let map = self.map.get_or_insert_with(|| {
-            let mut m = std::collections::HashMap::with_capacity(items.len());
+            let mut m = std::collections::HashMap::with_capacity_and_hasher(
+                items.len(),
+                foldhash::fast::RandomState::default(),
+            );
             for (i, item) in items.iter().enumerate() {
                 m.entry(key_of(item)).or_insert(i);
             }

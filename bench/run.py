@@ -747,7 +747,10 @@ def write_report(path, res, args):
              "the pipes, not analysis.")
     L.append("- Floors of tree-sitter (`benches/floor.rs parse`): the same file and the same edits applied to a "
              "tree of the project's vendored grammar (`cwl_mcp_lsp::document::grammar`), in a separate process "
-             "run just before the servers on each file; the full parse is `Parser::parse(text, None)`.")
+             "run just before cwl-mcp-lsp on each file; the full parse is `Parser::parse(text, None)`.")
+    L.append("- Order: for each file its floors, then cwl-mcp-lsp's processes; then `check` and the index; "
+             "yaml-language-server's processes last, on every file (after one on a 50,000-line file, which "
+             "takes gigabytes, the same machine ran cwl-mcp-lsp up to 1.5× slower for tens of seconds).")
     L.append("- Peak RSS floor (`benches/floor.rs rss`): `VmHWM` of a process that reads the file into a "
              "`String`, builds its `Rope` and its tree, and drops the parser.")
     L.append("- `check`: wall time of `cwl-mcp-lsp check --format json ../shared/corpus/real` (a fresh process "
@@ -858,35 +861,44 @@ def main():
     for s in servers:
         res["servers"][s["name"]] = {}
         res["raw"][s["name"]] = {}
+    def run_server(server, key, info):
+        runs = []
+        for i in range(server["runs"]):
+            r = one_run(server, info, server["edits"], server["repeats"])
+            runs.append(r)
+            print(f"[{server['name']} {key} run {i}] open {fmt(r.get('open_ms'))} ms, edit medians "
+                  + ", ".join(f"{row} {fmt(median(r['edit_ms'][row]))}" for row, _ in ROWS)
+                  + f" ms, rss {fmt(r.get('rss_mb'))} MB"
+                  + (f", errors {r.get('errors') or r.get('error')}" if r.get("errors") or r.get("error") else ""),
+                  file=sys.stderr)
+        # More opens than full runs (a median of three opens is mostly the machine's drift):
+        # processes that initialize, open, and stop at the first diagnostics.
+        opens = []
+        for i in range(server.get("open_runs", 0) - len(runs)):
+            opens.append(one_run(server, info, 0, 0, open_only=True))
+        if opens:
+            print(f"[{server['name']} {key}] {len(opens)} more opens: "
+                  + ", ".join(fmt(r.get("open_ms")) for r in opens) + " ms", file=sys.stderr)
+        res["raw"][server["name"]][key] = runs + opens
+        res["servers"][server["name"]][key] = summarize(runs, opens)
+
+    # Every file's floors and our runs, `check` and the index first, then the peer's runs: a
+    # yaml-language-server process on a 50,000-line file takes gigabytes, and our figures
+    # measured just after one were up to 1.5x slower, still 1.3x after 20 s (bench/notes.md,
+    # eighteenth session).
     for key, info in res["files"].items():
         info["floor"] = measure_floor(floor, info, args.floor_repeats, args.floor_full)
         info["rss_floor"] = measure_rss_floor(floor, info["path"], 3)
         print(f"[floor {key}] full parse {fmt(median(info['floor']['full_parse_ms']))} ms, reparse "
               + ", ".join(f"{r} {fmt(median(v))}" for r, v in info["floor"]["reparse_ms"].items())
               + f" ms; rss {fmt(median(info['rss_floor']['rss_mb']))} MB", file=sys.stderr)
-        for server in servers:
-            runs = []
-            for i in range(server["runs"]):
-                r = one_run(server, info, server["edits"], server["repeats"])
-                runs.append(r)
-                print(f"[{server['name']} {key} run {i}] open {fmt(r.get('open_ms'))} ms, edit medians "
-                      + ", ".join(f"{row} {fmt(median(r['edit_ms'][row]))}" for row, _ in ROWS)
-                      + f" ms, rss {fmt(r.get('rss_mb'))} MB"
-                      + (f", errors {r.get('errors') or r.get('error')}" if r.get("errors") or r.get("error") else ""),
-                      file=sys.stderr)
-            # More opens than full runs (a median of three opens is mostly the machine's drift):
-            # processes that initialize, open, and stop at the first diagnostics.
-            opens = []
-            for i in range(server.get("open_runs", 0) - len(runs)):
-                opens.append(one_run(server, info, 0, 0, open_only=True))
-            if opens:
-                print(f"[{server['name']} {key}] {len(opens)} more opens: "
-                      + ", ".join(fmt(r.get("open_ms")) for r in opens) + " ms", file=sys.stderr)
-            res["raw"][server["name"]][key] = runs + opens
-            res["servers"][server["name"]][key] = summarize(runs, opens)
+        run_server(servers[0], key, info)
     res["check"] = bench_check(args.binary, args.corpus, args.check_runs)
     if args.index_runs > 0:
         res["index"] = index_module().measure(args.binary, args.corpus.parent, args.index_runs)
+    for server in servers[1:]:
+        for key, info in res["files"].items():
+            run_server(server, key, info)
     res["loadavg_end"] = loadavg()
     if "skipped" in res["check"]:
         print("SKIPPED: " + res["check"]["skipped"], file=sys.stderr)

@@ -382,3 +382,105 @@ async fn the_hint_on_step_fix_over_the_protocol() {
         "{after:?}"
     );
 }
+
+/// A document over 32 KiB is analysed on a blocking thread. Completion and hover asked right
+/// after a change (its model not built yet, or being built by the diagnostics job) answer as
+/// they do once it is built, and a position outside the text is an invalid-params error.
+#[tokio::test]
+async fn a_large_document_answers_completion_and_hover_right_after_a_change() {
+    let uri = "file:///tmp/cwl-mcp-e2e/large.cwl";
+    let mut text = String::from(
+        "cwlVersion: v1.2\nclass: CommandLineTool\nid: large\n$namespaces:\n  mcp: https://eoap.github.io/cwl-mcp-extension#\nhints:\n  mcp:Tool:\n    name: large_tool\n    annotations:\n      readOnlyHint: tru\nbaseCommand: echo\ninputs:\n",
+    );
+    for i in 0..1_000 {
+        text.push_str(&format!(
+            "  in_{i:04}:\n    type: string\n    doc: Input number {i}.\n"
+        ));
+    }
+    text.push_str("outputs: []\n");
+    assert!(text.len() > 40_000);
+    let mut client = LspClient::in_process();
+    client
+        .initialize_with(editor_capabilities(), json!({}))
+        .await;
+    client.open(uri, &text).await;
+    let cursor = text.find("readOnlyHint: tru").unwrap() + "readOnlyHint: tru".len();
+    let hint = text.find("mcp:Tool").unwrap() + 2;
+    let doc = text.find("Input number 500.").unwrap();
+    let mut answers = Vec::new();
+    for version in 2..=3 {
+        // A character typed in an input's `doc` (then deleted), and at once the requests.
+        let change = if version == 2 {
+            json!({"range": {"start": utf16_position(&text, doc), "end": utf16_position(&text, doc)}, "text": "x"})
+        } else {
+            json!({"range": {"start": utf16_position(&text, doc), "end": utf16_position(&text, doc + 1)}, "text": ""})
+        };
+        client
+            .notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
+            )
+            .await;
+        let completion = client
+            .request(
+                "textDocument/completion",
+                json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, cursor)}),
+            )
+            .await;
+        let hover = client
+            .request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, hint)}),
+            )
+            .await;
+        let outside = client
+            .request(
+                "textDocument/completion",
+                json!({"textDocument": {"uri": uri}, "position": {"line": 99_999, "character": 0}}),
+            )
+            .await;
+        assert_eq!(outside["error"]["code"], -32602, "{outside}");
+        answers.push((completion, hover));
+    }
+    // Once the last version's diagnostics are out, its model is built: the same answers.
+    client.diagnostics(uri, Some(3)).await.expect("diagnostics");
+    let completion = client
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, cursor)}),
+        )
+        .await;
+    let hover = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, hint)}),
+        )
+        .await;
+    let labels: Vec<&str> = completion["result"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, vec!["false", "true"]);
+    assert!(
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("large_tool"),
+        "{hover}"
+    );
+    // The completion precedes the edited input; the hover tells the Tool's size, one byte
+    // more with the `x` typed.
+    let bytes = |hover: &Value| -> usize {
+        let value = hover["result"]["contents"]["value"].as_str().unwrap();
+        let (_, after) = value.split_once("the Tool definition is ").unwrap();
+        after.split(' ').next().unwrap().parse().unwrap()
+    };
+    for (c, _) in &answers {
+        assert_eq!(c["result"], completion["result"]);
+    }
+    assert_eq!(bytes(&answers[0].1), bytes(&hover) + 1);
+    assert_eq!(answers[1].1["result"], hover["result"]);
+    client.shutdown().await;
+}

@@ -383,6 +383,15 @@ async fn the_hint_on_step_fix_over_the_protocol() {
     );
 }
 
+/// Completion at `cursor` and hover on the `mcp:Tool` key (line 6 of the large tool below).
+async fn ask(client: &mut LspClient, uri: &str, cursor: Value) -> (Value, Value) {
+    let at = |position: Value| json!({"textDocument": {"uri": uri}, "position": position});
+    let completion = client.request("textDocument/completion", at(cursor)).await;
+    let on_hint = json!({"line": 6, "character": 4});
+    let hover = client.request("textDocument/hover", at(on_hint)).await;
+    (completion, hover)
+}
+
 /// A document over 32 KiB is analysed on a blocking thread. Completion and hover asked right
 /// after a change (its model not built yet, or being built by the diagnostics job) answer as
 /// they do once it is built, and a position outside the text is an invalid-params error.
@@ -405,7 +414,6 @@ async fn a_large_document_answers_completion_and_hover_right_after_a_change() {
         .await;
     client.open(uri, &text).await;
     let cursor = text.find("readOnlyHint: tru").unwrap() + "readOnlyHint: tru".len();
-    let hint = text.find("mcp:Tool").unwrap() + 2;
     let doc = text.find("Input number 500.").unwrap();
     let mut answers = Vec::new();
     for version in 2..=3 {
@@ -421,18 +429,7 @@ async fn a_large_document_answers_completion_and_hover_right_after_a_change() {
                 json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
             )
             .await;
-        let completion = client
-            .request(
-                "textDocument/completion",
-                json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, cursor)}),
-            )
-            .await;
-        let hover = client
-            .request(
-                "textDocument/hover",
-                json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, hint)}),
-            )
-            .await;
+        let answer = ask(&mut client, uri, utf16_position(&text, cursor)).await;
         let outside = client
             .request(
                 "textDocument/completion",
@@ -440,22 +437,11 @@ async fn a_large_document_answers_completion_and_hover_right_after_a_change() {
             )
             .await;
         assert_eq!(outside["error"]["code"], -32602, "{outside}");
-        answers.push((completion, hover));
+        answers.push(answer);
     }
     // Once the last version's diagnostics are out, its model is built: the same answers.
     client.diagnostics(uri, Some(3)).await.expect("diagnostics");
-    let completion = client
-        .request(
-            "textDocument/completion",
-            json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, cursor)}),
-        )
-        .await;
-    let hover = client
-        .request(
-            "textDocument/hover",
-            json!({"textDocument": {"uri": uri}, "position": utf16_position(&text, hint)}),
-        )
-        .await;
+    let (completion, hover) = ask(&mut client, uri, utf16_position(&text, cursor)).await;
     let labels: Vec<&str> = completion["result"]
         .as_array()
         .expect("items")

@@ -24,7 +24,9 @@ Every figure is printed beside its floor, measured in the same run by `benches/f
 with `cargo bench --bench floor --no-run`, the project's vendored grammar): the incremental
 tree-sitter reparse of the same edit, the full parse of the file, and the peak RSS of a process
 holding only the text, rope and tree. Results: docs/performance.md and target/bench/results.json.
-yaml-language-server is installed with npm into target/peers/ (git-ignored) on first use.
+yaml-language-server is installed with npm into target/peers/ (git-ignored) on first use. Order:
+every file's floors and cwl-mcp-lsp's processes, then `check` and the index, then
+yaml-language-server's processes on every file (its aftermath slowed ours: bench/notes.md).
 """
 import argparse
 import json

@@ -105,9 +105,10 @@ thread_local! {
     pub(crate) static KEPT_TREES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Texts at least this large are large: their parses are kept only while the index's build
-/// runs (a 50,000-line tool's tree is about 36 MB), at most [`KEEP_LARGE`] of them.
+/// Texts at least this large have their parses kept only while the index's build runs (a
+/// 50,000-line tool's tree is about 36 MB)...
 const KEEP_MIN_BYTES: usize = 256 * 1024;
+/// ...and at most this many of them.
 const KEEP_LARGE: usize = 2;
 /// The parses of smaller texts outlive the build, for [`KEEP_SMALL_FOR`] (an editor opens the
 /// files of its restored tabs just after start-up, often after the index read them): the most

@@ -383,11 +383,10 @@ async fn the_hint_on_step_fix_over_the_protocol() {
     );
 }
 
-/// Completion at `cursor` and hover on the `mcp:Tool` key (line 6 of the large tool below).
-async fn ask(client: &mut LspClient, uri: &str, cursor: Value) -> (Value, Value) {
+/// Completion at `cursor` and hover at `on_hint` (LSP positions).
+async fn ask(client: &mut LspClient, uri: &str, cursor: Value, on_hint: Value) -> (Value, Value) {
     let at = |position: Value| json!({"textDocument": {"uri": uri}, "position": position});
     let completion = client.request("textDocument/completion", at(cursor)).await;
-    let on_hint = json!({"line": 6, "character": 4});
     let hover = client.request("textDocument/hover", at(on_hint)).await;
     (completion, hover)
 }
@@ -414,6 +413,8 @@ async fn a_large_document_answers_completion_and_hover_right_after_a_change() {
         .await;
     client.open(uri, &text).await;
     let cursor = text.find("readOnlyHint: tru").unwrap() + "readOnlyHint: tru".len();
+    let cursor = utf16_position(&text, cursor);
+    let on_hint = utf16_position(&text, text.find("mcp:Tool").unwrap() + 2);
     let doc = text.find("Input number 500.").unwrap();
     let mut answers = Vec::new();
     for version in 2..=3 {
@@ -429,7 +430,7 @@ async fn a_large_document_answers_completion_and_hover_right_after_a_change() {
                 json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
             )
             .await;
-        let answer = ask(&mut client, uri, utf16_position(&text, cursor)).await;
+        let answer = ask(&mut client, uri, cursor.clone(), on_hint.clone()).await;
         let outside = client
             .request(
                 "textDocument/completion",
@@ -441,7 +442,7 @@ async fn a_large_document_answers_completion_and_hover_right_after_a_change() {
     }
     // Once the last version's diagnostics are out, its model is built: the same answers.
     client.diagnostics(uri, Some(3)).await.expect("diagnostics");
-    let (completion, hover) = ask(&mut client, uri, utf16_position(&text, cursor)).await;
+    let (completion, hover) = ask(&mut client, uri, cursor.clone(), on_hint.clone()).await;
     let labels: Vec<&str> = completion["result"]
         .as_array()
         .expect("items")

@@ -6,7 +6,8 @@
 //! letter), a symbol of a `SchemaDefRequirement` type an input uses, a `$namespaces` URI,
 //! `]` of `baseCommand` deleted then
 //! restored (YAML broken, then valid), a space typed at the start of an input's line then
-//! deleted (YAML broken inside `inputs`, then valid), and a line break typed near the top
+//! deleted (YAML broken inside `inputs`, then valid), a word typed in that input while it is
+//! broken, an input named without a value, and a line break typed near the top
 //! (every later row moves); with the hint near the top and at the end, under both profiles,
 //! and in a tool whose inputs are a list (`- id: name`).
 //!
@@ -219,6 +220,36 @@ fn sites(text: &str, list: bool) -> Vec<(&'static str, Vec<Edit>)> {
             "yaml_broken_in_inputs",
             ins_del(input + text[input..].find('\n').unwrap() + 1, " "),
         ),
+        // The same break, then a word typed in that input's `doc` while it stays broken (every
+        // text new: the blanked input is a scalar among the deferred entries), then the break
+        // undone.
+        ("typing_in_a_broken_input", {
+            let line = input + text[input..].find('\n').unwrap() + 1;
+            let mut edits = vec![Edit {
+                start: line,
+                end: line,
+                new: " ",
+            }];
+            edits.extend(typing(doc + 1, "quickly "));
+            edits.push(Edit {
+                start: line,
+                end: line + 1,
+                new: "",
+            });
+            edits
+        }),
+        // An input named, its value not typed yet (a null among the deferred entries).
+        (
+            "new_input_without_a_value",
+            ins_del(
+                first_input,
+                if list {
+                    "  - id: added_first\n"
+                } else {
+                    "  added_first:\n"
+                },
+            ),
+        ),
     ]
 }
 
@@ -390,7 +421,11 @@ fn check_sites(hint_at_top: bool, list: bool, profile: Profile) {
                     let salvaged = incremental.yaml().deferred.len();
                     assert!(salvaged >= 100, "{what}: {salvaged} values salvaged");
                 }
-                if site.starts_with("yaml") && k == 0 {
+                let broken = match site {
+                    "typing_in_a_broken_input" => k + 1 < edits.len(),
+                    _ => site.starts_with("yaml") && k == 0,
+                };
+                if broken {
                     assert!(incremental.syntax_broken(), "{what}: the YAML is broken");
                 } else {
                     assert!(!incremental.syntax_broken(), "{what}: {:?}", got.0);

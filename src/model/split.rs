@@ -90,14 +90,21 @@ fn names_a_directive(text: &str) -> bool {
     })
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many root processes of this thread took the whole document's derivation after this
+    /// path declined them ([`derive`] returned `None`).
+    pub(super) static WHOLE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// How many values the inputs may hold in all before the whole document's JSON (with its
 /// own budget) is left to decide.
 const MAX_VALUES: usize = 1_000_000;
 
 /// The derivation of a root process from its deferred inputs' entries; `None` when the
 /// document is not such a case: `inputs` not deferred entry by entry, repeated keys in it,
-/// an entry that is not a plain value with a JSON form, or `$import` / `$include` in an entry
-/// or a key (the caller has checked the rest of the document:
+/// an entry that is neither deferred with a JSON form nor a scalar, or `$import` /
+/// `$include` in an entry or a key (the caller has checked the rest of the document:
 /// [`names_directives_around_inputs`]).
 pub(super) fn derive(
     model: &Model,
@@ -136,24 +143,10 @@ pub(super) fn derive(
         }))
         .clone()
     });
-    let mut values = 0;
-    let mut entry = |node: &Node| -> Option<(&serde_json::Value, &dyn ParamMemo, &Facts)> {
-        let Kind::Deferred(j) = node.kind else {
-            return None;
-        };
-        let memo = section.view.deferred.get(j)?.memo();
-        let (json, nodes) = memo.json()?;
-        values += 1 + nodes;
-        let facts = facts.get(j)?;
-        (values <= MAX_VALUES && !facts.deep && !facts.directive).then_some((
-            json,
-            &**memo as &dyn ParamMemo,
-            facts,
-        ))
-    };
-    let mut entries = Vec::new();
-    match &section.node.kind {
+    // The section's entries in order, with the key of each pair (`None`: a list's item).
+    let listed: Vec<(Option<&str>, &Node)> = match &section.node.kind {
         Kind::Map { pairs, .. } => {
+            let mut out = Vec::with_capacity(pairs.len());
             for pair in pairs {
                 let Some(Resolved::Str(key)) = pair.key.resolve() else {
                     return None;
@@ -161,17 +154,56 @@ pub(super) fn derive(
                 if names_a_directive(key) {
                     return None;
                 }
-                let (json, memo, _) = entry(&pair.value)?;
-                entries.push((Listed::Key(key), json, Some(memo)));
+                out.push((Some(key), &pair.value));
             }
+            out
         }
-        Kind::Seq { items, .. } => {
-            for item in items {
-                let (json, memo, facts) = entry(item)?;
-                entries.push((Listed::Item(facts.id.as_deref()), json, Some(memo)));
-            }
-        }
+        Kind::Seq { items, .. } => items.iter().map(|item| (None, item)).collect(),
         _ => return None,
+    };
+    // An entry built in place, not deferred, is a scalar: an empty value (an input being
+    // named, or the blanked entry of a settled broken text, which took the whole document's
+    // derivation: every input rendered again, 2,800 at 50,000 lines, and the document's
+    // JSON kept by that version) or a type written as the value. Its JSON is made here, the
+    // same conversion as the whole document's, and its schema is rendered without a memo; any
+    // other in-place entry leaves the derivation to the whole document's JSON.
+    let in_place: Vec<Option<serde_json::Value>> = listed
+        .iter()
+        .map(|(_, node)| match node.kind {
+            Kind::Scalar { .. } => node.to_json(&section.view, &mut 1),
+            _ => None,
+        })
+        .collect();
+    let mut values = 0;
+    let mut entries = Vec::with_capacity(listed.len());
+    for ((key, node), in_place) in listed.iter().zip(&in_place) {
+        let (json, memo, id) = match node.kind {
+            Kind::Deferred(j) => {
+                let memo = section.view.deferred.get(j)?.memo();
+                let (json, nodes) = memo.json()?;
+                values += 1 + nodes;
+                let facts = facts.get(j)?;
+                if facts.deep || facts.directive {
+                    return None;
+                }
+                (json, Some(&**memo as &dyn ParamMemo), facts.id.as_deref())
+            }
+            // A scalar names no `$import` or `$include` (those are mapping keys).
+            Kind::Scalar { .. } => {
+                values += 1;
+                let json = in_place.as_ref()?;
+                (json, None, item_id(json))
+            }
+            _ => return None,
+        };
+        if values > MAX_VALUES {
+            return None;
+        }
+        let listed = match key {
+            Some(key) => Listed::Key(key),
+            None => Listed::Item(id),
+        };
+        entries.push((listed, json, memo));
     }
     let params = params_of_entries(&entries, "inputs");
     let holder: crate::derive::Holder =
@@ -190,4 +222,78 @@ pub(super) fn derive(
             holder: &holder,
         }),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WHOLE;
+    use crate::base::{DocumentContext, Settings};
+    use crate::document::yaml::memo;
+    use crate::document::{Change, Document, Encoding, LineIndex};
+    use crate::model::Model;
+
+    /// The derived Tools and diagnostics of a model, as text.
+    fn seen(model: &Model) -> String {
+        let tools: Vec<String> = model
+            .entries()
+            .map(|e| format!("{:?} {:?}", e.to_derivation(), model.current_tool(e)))
+            .collect();
+        format!("{:?}\n{}", model.diagnostics(), tools.join("\n"))
+    }
+
+    /// An input without a value (being named, or the blanked entry of a text broken inside
+    /// it) is a scalar among the deferred entries: the inputs' schemas are still taken from
+    /// their memos, only that input is rendered, and the Tool is the one derived from the
+    /// whole document with every memo off. Before, such an entry sent the derivation to the
+    /// whole document's JSON: every keystroke typed in a broken input of a 50,000-line tool
+    /// rendered all 2,800 inputs again (27 ms).
+    #[test]
+    fn an_input_without_a_value_keeps_the_others_memoized() {
+        let mut text =
+            String::from("cwlVersion: v1.2\nclass: CommandLineTool\nbaseCommand: echo\ninputs:\n");
+        for i in 0..300 {
+            text.push_str(&format!(
+                "  in_{i}:\n    type: string\n    label: Input {i}.\n    doc: The {i}th input.\n"
+            ));
+        }
+        text.push_str("outputs: {}\n");
+        let settings = Settings::default();
+        let context = DocumentContext::from_uri("file:///w/split.cwl");
+        let mut doc = Document::new(text.clone(), 1);
+        let _ = Model::new(doc.snapshot(), settings.clone(), context.clone());
+        let broken_line = text
+            .find("    type: string\n    label: Input 150.")
+            .unwrap();
+        let typed_at = text.find("doc: The 150th").unwrap() + "doc: The".len();
+        // (byte, inserted, whether the YAML is broken after it), applied in order.
+        let edits = [
+            (text.find("  in_7:").unwrap(), "  in_new:\n", false),
+            (broken_line + "  in_new:\n".len(), " ", true),
+            (typed_at + "  in_new:\n".len() + 1, "a", true),
+            (typed_at + "  in_new:\n".len() + 2, "b", true),
+        ];
+        let mut version = 1;
+        for (at, new, broken) in edits {
+            let pos = LineIndex::from_text(doc.text()).position(at, Encoding::Utf16);
+            version += 1;
+            let change = Change {
+                range: Some((pos, pos)),
+                text: new.into(),
+            };
+            doc.apply_changes(&[change], version, Encoding::Utf16)
+                .unwrap();
+            text.insert_str(at, new);
+            assert_eq!(doc.text(), text);
+            let before = WHOLE.with(|n| n.get());
+            let model = Model::new(doc.snapshot(), settings.clone(), context.clone());
+            let got = seen(&model);
+            assert_eq!(model.syntax_broken(), broken, "{new:?}");
+            assert_eq!(WHOLE.with(|n| n.get()), before, "{new:?}: the split path");
+            let want = memo::unmemoized(|| {
+                seen(&Model::of_text(&text, settings.clone(), context.clone()))
+            });
+            assert_eq!(got, want, "{new:?}");
+            assert!(got.contains("in_new") || broken, "{new:?}");
+        }
+    }
 }

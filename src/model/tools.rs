@@ -387,9 +387,13 @@ fn derive_memoized(
             let split = super::split::derive(model, process, hint, location, opts, &key.settings);
             let (mut whole, schemas) = match split {
                 Some(whole) => whole,
-                None => model.json().map(|r| {
-                    derive_process_parted(r, process, hint, context, location, opts, None)
-                })?,
+                None => {
+                    #[cfg(test)]
+                    super::split::WHOLE.with(|n| n.set(n.get() + 1));
+                    model.json().map(|r| {
+                        derive_process_parted(r, process, hint, context, location, opts, None)
+                    })?
+                }
             };
             let assembled = |mut whole: Derivation, schemas: ToolSchemas| {
                 if let Some(tool) = whole.tool.as_mut().and_then(Value::as_object_mut) {

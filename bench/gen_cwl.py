@@ -31,6 +31,9 @@ Sidecar <out>.pos.json holds 0-based LSP positions:
                    yaml           `]` of `baseCommand` deleted (YAML broken), then restored
                    input_break    a space typed at the start of the middle input's `type:` line
                                   (YAML broken inside `inputs`), then deleted
+                   input_broken_typing  that space typed, then `quickly ` typed letter by letter
+                                  in the input's `doc` while the YAML stays broken (every text
+                                  new), deleted at once, then the space deleted
 --hints-at top puts requirements/hints before inputs (common style);
 --hints-at bottom (default) puts them after outputs (worst case for servers
 that do per-request work proportional to offset).
@@ -209,6 +212,12 @@ def main():
         t = next(k for k, x in enumerate(block) if x.startswith("    type: "))
         pos["sites"]["input_break"] = [edit(first + t, 0, first + t, 0, " ", "input_broken"),
                                        edit(first + t, 0, first + t, 1, "", "input_restored")]
+        # The same break, then the word typed in that input's `doc` while it stays broken (every
+        # text new), then the break undone: the break and its undo count in the rows above.
+        pos["sites"]["input_broken_typing"] = (
+            [edit(first + t, 0, first + t, 0, " ", "input_broken")]
+            + typing(first + d, len(block[d]) // 2, "quickly ", "input_broken_typing")
+            + [edit(first + t, 0, first + t, 1, "", "input_restored")])
     if i:  # renaming the first input: its key ends before the `:`
         key = lines[first_input]
         at = len(key) if a.list_form else len(key) - 1  # the end of the name (before `:`)

@@ -43,6 +43,10 @@ def main():
     ap.add_argument("file", type=Path, help="a generated tool (its .pos.json beside it or in target/bench)")
     ap.add_argument("--server", default=str(ROOT / "target" / "release" / "cwl-mcp-lsp"))
     ap.add_argument("--edits", type=int, default=20, help="edits per site (the harness's: 20)")
+    ap.add_argument("--sites", default=",".join(run.SITE_ORDER),
+                    help="the edit sites, in order (default: all of the harness's)")
+    ap.add_argument("--wait", type=float, default=0.3,
+                    help="seconds between `initialized` and `didOpen` (the harness's: 0.3)")
     args = ap.parse_args()
     path = args.file.resolve()
     pos_file = path.with_name(path.name + ".pos.json")
@@ -65,7 +69,7 @@ def main():
             "processId": os.getpid(), "rootUri": root, "capabilities": run.CLIENT_CAPS,
             "workspaceFolders": [{"uri": root, "name": "bench"}]}, timeout=120)
         c.notify("initialized", {})
-        c.drain(0.3)
+        c.drain(args.wait)
         phase("before didOpen")
         t0 = c.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri, "languageId": "cwl", "version": 1, "text": text}})
@@ -83,7 +87,7 @@ def main():
             c.request("textDocument/hover", {"textDocument": doc, "position": at("hover_mcp")})
         phase("completion, hover")
         version = 1
-        for site in run.SITE_ORDER:
+        for site in args.sites.split(","):
             edits = pos["sites"][site]
             for k in range(-(-args.edits // len(edits)) * len(edits)):
                 version += 1

@@ -11,7 +11,8 @@ first diagnostics (timed in more processes that only open the file: --open-runs)
 hover in the hint (repeated on one version of the text, and completion and code actions as the
 first request after each keystroke typed in an input's `doc`), the one-character edits of every edit site
 (the annotation value `true`<->`trux`, `useWhen` prose, an input's `doc`, an input's `default`,
-`baseCommand`, and `]` of `baseCommand` deleted then restored: YAML broken, then valid again),
+`baseCommand`, `]` of `baseCommand` deleted then restored: YAML broken, then valid again, a
+space that breaks an input and a word typed in that input while it stays broken),
 each timed until the `publishDiagnostics` of that version, a protocol floor (a request answered
 at once), and the peak RSS (VmHWM of the process tree with the document open). It times
 `cwl-mcp-lsp check` over ../shared/corpus/real/ (skipped, with a message, when absent).
@@ -67,7 +68,7 @@ RATIO_TARGET = 50.0      # yaml-language-server / ours, every size and edit site
 # Edit sites, in the order they are edited within one server process (see bench/gen_cwl.py),
 # and the report rows they produce (the `yaml` site gives two rows: its two edits differ).
 SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "input_typing", "input_name",
-              "base_command", "base_command_typing", "yaml", "input_break")
+              "base_command", "base_command_typing", "yaml", "input_break", "input_broken_typing")
 ROWS = (
     ("annotation", "annotation value `true`↔`trux`"),
     ("use_when", "`useWhen` prose"),
@@ -81,6 +82,7 @@ ROWS = (
     ("yaml_restored", "`]` restored (YAML valid again)"),
     ("input_broken", "a space typed at the start of an input's `type:` line (YAML broken in `inputs`)"),
     ("input_restored", "that space deleted (YAML valid again)"),
+    ("input_broken_typing", "a word typed in that input's `doc` while its YAML is broken (every text new)"),
 )
 
 
@@ -734,7 +736,10 @@ def write_report(path, res, args):
              "way after `align` in `baseCommand` (outside `inputs`); `]` of `baseCommand` "
              "deleted (the YAML is broken) then restored; `_raw` typed the same way at the end of the first "
              "input's name; a space typed at the start of the `type:` line of the input nearest the middle "
-             "(the YAML is broken inside `inputs`) then deleted.")
+             "(the YAML is broken inside `inputs`) then deleted; that space typed again, `quickly ` typed "
+             "one letter at a time in the input's `doc` while the YAML stays broken (every text new: what "
+             "typing in a broken input costs), deleted at once, and the space deleted (the break and its "
+             "undo count in the two rows before).")
     L.append("- The client is `bench/run.py` itself: single-threaded, stdio, Content-Length framing; a "
              "message's time is taken when its last byte is read, before JSON decoding. It declares push "
              "diagnostics (no `textDocument.diagnostic`) and no dynamic registration; both servers get the "

@@ -31,6 +31,9 @@ Sidecar <out>.pos.json holds 0-based LSP positions:
                    yaml           `]` of `baseCommand` deleted (YAML broken), then restored
                    input_break    a space typed at the start of the middle input's `type:` line
                                   (YAML broken inside `inputs`), then deleted
+                   new_input_typing  `  added_input:` typed letter by letter on a new line
+                                  before the middle input (YAML broken from its first letter to
+                                  its colon), then the line deleted
                    input_broken_typing  that space typed, then `quickly ` typed letter by letter
                                   in the input's `doc` while the YAML stays broken (every text
                                   new), deleted at once, then the space deleted
@@ -214,6 +217,13 @@ def main():
                                        edit(first + t, 0, first + t, 1, "", "input_restored")]
         # The same break, then the word typed in that input's `doc` while it stays broken (every
         # text new), then the break undone: the break and its undo count in the rows above.
+        # A new input's key typed letter by letter on a line of its own before that input
+        # (the YAML broken from its first letter to its colon), then the line deleted.
+        key = "  added_input:"
+        pos["sites"]["new_input_typing"] = (
+            [edit(first, 0, first, 0, "\n", "new_input_typing")]
+            + [edit(first, k, first, k, ch, "new_input_typing") for k, ch in enumerate(key)]
+            + [edit(first, 0, first + 1, 0, "", "new_input_typing")])
         pos["sites"]["input_broken_typing"] = (
             [edit(first + t, 0, first + t, 0, " ", "input_broken")]
             + typing(first + d, len(block[d]) // 2, "quickly ", "input_broken_typing")

@@ -12,7 +12,8 @@ hover in the hint (repeated on one version of the text, and completion and code 
 first request after each keystroke typed in an input's `doc`), the one-character edits of every edit site
 (the annotation value `true`<->`trux`, `useWhen` prose, an input's `doc`, an input's `default`,
 `baseCommand`, `]` of `baseCommand` deleted then restored: YAML broken, then valid again, a
-space that breaks an input and a word typed in that input while it stays broken),
+space that breaks an input and a word typed in that input while it stays broken, a new
+input's key typed letter by letter),
 each timed until the `publishDiagnostics` of that version, a protocol floor (a request answered
 at once), and the peak RSS (VmHWM of the process tree with the document open). It times
 `cwl-mcp-lsp check` over ../shared/corpus/real/ (skipped, with a message, when absent).
@@ -68,7 +69,8 @@ RATIO_TARGET = 50.0      # yaml-language-server / ours, every size and edit site
 # Edit sites, in the order they are edited within one server process (see bench/gen_cwl.py),
 # and the report rows they produce (the `yaml` site gives two rows: its two edits differ).
 SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "input_typing", "input_name",
-              "base_command", "base_command_typing", "yaml", "input_break", "input_broken_typing")
+              "base_command", "base_command_typing", "yaml", "input_break", "input_broken_typing",
+              "new_input_typing")
 ROWS = (
     ("annotation", "annotation value `true`↔`trux`"),
     ("use_when", "`useWhen` prose"),
@@ -83,6 +85,7 @@ ROWS = (
     ("input_broken", "a space typed at the start of an input's `type:` line (YAML broken in `inputs`)"),
     ("input_restored", "that space deleted (YAML valid again)"),
     ("input_broken_typing", "a word typed in that input's `doc` while its YAML is broken (every text new)"),
+    ("new_input_typing", "a new input's key typed on a line of its own (YAML broken until its colon)"),
 )
 
 
@@ -739,7 +742,9 @@ def write_report(path, res, args):
              "(the YAML is broken inside `inputs`) then deleted; that space typed again, `quickly ` typed "
              "one letter at a time in the input's `doc` while the YAML stays broken (every text new: what "
              "typing in a broken input costs), deleted at once, and the space deleted (the break and its "
-             "undo count in the two rows before).")
+             "undo count in the two rows before); a new line before that input, `  added_input:` typed on it "
+             "one letter at a time (the YAML is broken from the first letter to the colon), and the line "
+             "deleted (all in one row).")
     L.append("- The client is `bench/run.py` itself: single-threaded, stdio, Content-Length framing; a "
              "message's time is taken when its last byte is read, before JSON decoding. It declares push "
              "diagnostics (no `textDocument.diagnostic`) and no dynamic registration; both servers get the "

@@ -7,7 +7,8 @@
 //! `]` of `baseCommand` deleted then
 //! restored (YAML broken, then valid), a space typed at the start of an input's line then
 //! deleted (YAML broken inside `inputs`, then valid), a word typed in that input while it is
-//! broken, an input named without a value, and a line break typed near the top
+//! broken, a new input's key typed letter by letter (broken until its colon), an input named
+//! without a value, and a line break typed near the top
 //! (every later row moves); with the hint near the top and at the end, under both profiles,
 //! and in a tool whose inputs are a list (`- id: name`).
 //!
@@ -23,6 +24,7 @@
 //! Tests, not timings: `benches/floor.rs` and `bench/run.py` measure the cost.
 use cwl_mcp_lsp::base::DocumentContext;
 use cwl_mcp_lsp::base::settings::{Profile, Settings};
+use cwl_mcp_lsp::document::libyaml;
 use cwl_mcp_lsp::document::yaml::memo;
 use cwl_mcp_lsp::document::{Change, Document, Encoding, Position, Snapshot};
 use cwl_mcp_lsp::model::Model;
@@ -238,6 +240,29 @@ fn sites(text: &str, list: bool) -> Vec<(&'static str, Vec<Edit>)> {
             });
             edits
         }),
+        // A new input's key typed letter by letter on a line of its own before the middle
+        // input (the YAML broken from its first letter to its colon: the line is blanked
+        // whole), then the line deleted.
+        ("new_input_key_typing", {
+            let line = text[..input].rfind('\n').unwrap() + 1;
+            let typed = "  added:";
+            let mut edits = vec![Edit {
+                start: line,
+                end: line,
+                new: "\n",
+            }];
+            edits.extend((0..typed.len()).map(|k| Edit {
+                start: line + k,
+                end: line + k,
+                new: &typed[k..k + 1],
+            }));
+            edits.push(Edit {
+                start: line,
+                end: line + typed.len() + 1,
+                new: "",
+            });
+            edits
+        }),
         // An input named, its value not typed yet (a null among the deferred entries).
         (
             "new_input_without_a_value",
@@ -423,8 +448,15 @@ fn check_sites(hint_at_top: bool, list: bool, profile: Profile) {
                 }
                 let broken = match site {
                     "typing_in_a_broken_input" => k + 1 < edits.len(),
+                    "new_input_key_typing" => libyaml::verdict(&text).is_err(),
                     _ => site.starts_with("yaml") && k == 0,
                 };
+                if site == "new_input_key_typing" && (3..edits.len() - 2).contains(&k) {
+                    // From its first letter to its colon the key's line breaks the YAML, and
+                    // it is settled around (blanked whole), not parsed again from scratch.
+                    assert!(broken, "{what}");
+                    assert!(doc.snapshot().settled.is_some(), "{what}");
+                }
                 if broken {
                     assert!(incremental.syntax_broken(), "{what}: the YAML is broken");
                 } else {

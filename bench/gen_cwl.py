@@ -219,11 +219,14 @@ def main():
         # text new), then the break undone: the break and its undo count in the rows above.
         # A new input's key typed letter by letter on a line of its own before that input
         # (the YAML broken from its first letter to its colon), then the line deleted.
+        # (The deletion runs from the end of the line before to the end of the key: a range
+        # whose ends lie where they lay in the generated text, so that the floor's byte
+        # offsets, taken from the generated text's lines, stay right.)
         key = "  added_input:"
         pos["sites"]["new_input_typing"] = (
             [edit(first, 0, first, 0, "\n", "new_input_typing")]
             + [edit(first, k, first, k, ch, "new_input_typing") for k, ch in enumerate(key)]
-            + [edit(first, 0, first + 1, 0, "", "new_input_typing")])
+            + [edit(first - 1, len(lines[first - 1]), first, len(key), "", "new_input_typing")])
         pos["sites"]["input_broken_typing"] = (
             [edit(first + t, 0, first + t, 0, " ", "input_broken")]
             + typing(first + d, len(block[d]) // 2, "quickly ", "input_broken_typing")

@@ -17,15 +17,18 @@
 //! 3. `S` = the blocks and entries smaller than [`KEPT_BLOCK`] whose own text, parsed alone,
 //!    has an error (memoized by a hash of that text, and asked ahead by [`Warming`] in the
 //!    server), and those that are not items and whose first line has no `key:` (a key being
-//!    typed: alone it may read as a scalar, where it stands it breaks its mapping); first only the top-level blocks (the large ones kept whole, not split): if
-//!    some are in `S` and step 5 gives a tree with them alone, that is the tree; else `S`
-//!    with the entries of step 2 too;
+//!    typed: alone it may read as a scalar, where it stands it breaks its mapping); first
+//!    only the top-level blocks (the large ones kept whole, not split): if some are in `S`
+//!    and step 5 gives a tree with them alone, that is the tree; else `S` with the entries of
+//!    step 2 too;
 //! 4. `T'` = the text with every byte of the blocks in `S` after the colon of its key (after
 //!    the `-` of an item), but the line breaks, made a space (same length, same rows and
 //!    columns; a block in `S` whose first line has no `key:` is made spaces whole, and an
-//!    item without one means the fresh parse). The key is kept because tree-sitter-yaml reparses the whole mapping after any change in the
-//!    first column of one of its keys (72–115 ms at 50,000 lines for a top-level key, against
-//!    0.1 ms for its value);
+//!    item without one means the fresh parse). The key is kept because tree-sitter-yaml
+//!    reparses the whole mapping after any change in the first column of one of its keys
+//!    (72–115 ms at 50,000 lines for a top-level key, against 0.1 ms for its value; a keyless
+//!    line made blank holds no key in `T'`: a new input's key typed at 50,000 lines costs
+//!    5–7 ms per letter over stdio);
 //! 5. if the parse of `T'` has an error, the tree is the fresh parse of the text; otherwise it
 //!    is the tree of `T'` ([`Settled`] says so: the text `T'`, and each block of `S` with the
 //!    tree of its own text followed by a sibling's first line, [`Blanked`]). The broken
@@ -667,8 +670,9 @@ fn settle_blanked(
     });
     let scope = VerdictScope::of(&tree, &valid, first.value.start_byte, keyless);
     // SAFETY: `valid` is `text` (UTF-8) with whole characters made spaces: each blanked
-    // value runs from after an ASCII `:` or `-` to the end of its block (a line start or
-    // the end of the text), so no multi-byte character is cut.
+    // value runs from after an ASCII `:` or `-`, or from its block's line start (a keyless
+    // block), to the end of its block (a line start or the end of the text), so no
+    // multi-byte character is cut.
     let valid = unsafe { crate::base::arc_str_unchecked(valid) };
     let blanks = blanked
         .iter()

@@ -40,7 +40,8 @@ def memory(pid):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("file", type=Path, help="a generated tool (its .pos.json beside it or in target/bench)")
+    ap.add_argument("file", type=Path,
+                    help="a generated tool (its .pos.json beside it, or in target/bench/)")
     ap.add_argument("--server", default=str(ROOT / "target" / "release" / "cwl-mcp-lsp"))
     ap.add_argument("--edits", type=int, default=20, help="edits per site (the harness's: 20)")
     ap.add_argument("--sites", default=",".join(run.SITE_ORDER),
@@ -49,6 +50,8 @@ def main():
                     help="seconds between `initialized` and `didOpen` (the harness's: 0.3)")
     args = ap.parse_args()
     path = args.file.resolve()
+    # The harness copies each generated tool into a folder of its own (`alone_*`) and keeps
+    # its sidecar in target/bench/; a tool generated elsewhere has it beside it.
     pos_file = path.with_name(path.name + ".pos.json")
     if not pos_file.exists():
         pos_file = ROOT / "target" / "bench" / (path.name + ".pos.json")

@@ -481,7 +481,7 @@ impl VerdictScope {
             None => text[from..].iter().take_while(|&&b| b == b' ').count(),
         };
         let at = from + indent;
-        let mut node = tree.root_node().descendant_for_byte_range(at, at + 1)?;
+        let mut node;
         if keyless.is_some() {
             // A keyless entry, blank in `T'`: libyaml reaches its line inside the block
             // mapping at that column, after a whole entry of it; the prefix ends with one
@@ -501,6 +501,7 @@ impl VerdictScope {
             }
             node = node.named_child(0)?;
         } else {
+            node = tree.root_node().descendant_for_byte_range(at, at + 1)?;
             while !(matches!(node.kind(), "block_mapping_pair" | "block_sequence_item")
                 && node.start_byte() == at)
             {

@@ -15,7 +15,7 @@ use crate::derive::{
     params_of_entries,
 };
 use crate::document::yaml::memo::Memo;
-use crate::document::yaml::{Kind, Node, Resolved};
+use crate::document::yaml::{Kind, Node, Pair, Resolved};
 use crate::hint::values::HintValues;
 
 use super::Model;
@@ -143,40 +143,40 @@ pub(super) fn derive(
         }))
         .clone()
     });
-    // The section's entries in order, with the key of each pair (`None`: a list's item).
-    let listed: Vec<(Option<&str>, &Node)> = match &section.node.kind {
-        Kind::Map { pairs, .. } => {
-            let mut out = Vec::with_capacity(pairs.len());
-            for pair in pairs {
-                let Some(Resolved::Str(key)) = pair.key.resolve() else {
-                    return None;
-                };
-                if names_a_directive(key) {
-                    return None;
-                }
-                out.push((Some(key), &pair.value));
-            }
-            out
-        }
-        Kind::Seq { items, .. } => items.iter().map(|item| (None, item)).collect(),
+    // The section's entries in order: each pair's key and value, or each item of a list.
+    let (pairs, items): (&[Pair], &[Node]) = match &section.node.kind {
+        Kind::Map { pairs, .. } => (pairs, &[]),
+        Kind::Seq { items, .. } => (&[], items),
         _ => return None,
     };
+    let listed =
+        || (pairs.iter().map(|p| (Some(&p.key), &p.value))).chain(items.iter().map(|n| (None, n)));
     // An entry built in place, not deferred, is a scalar: an empty value (an input being
     // named, or the blanked entry of a settled broken text, which took the whole document's
     // derivation: every input rendered again, 2,800 at 50,000 lines, and the document's
     // JSON kept by that version) or a type written as the value. Its JSON is made here, the
     // same conversion as the whole document's, and its schema is rendered without a memo; any
     // other in-place entry leaves the derivation to the whole document's JSON.
-    let in_place: Vec<Option<serde_json::Value>> = listed
-        .iter()
-        .map(|(_, node)| match node.kind {
-            Kind::Scalar { .. } => node.to_json(&section.view, &mut 1),
-            _ => None,
-        })
+    let scalars: Vec<Option<serde_json::Value>> = listed()
+        .filter(|(_, node)| matches!(node.kind, Kind::Scalar { .. }))
+        .map(|(_, node)| node.to_json(&section.view, &mut 1))
         .collect();
+    let mut scalars = scalars.iter();
     let mut values = 0;
-    let mut entries = Vec::with_capacity(listed.len());
-    for ((key, node), in_place) in listed.iter().zip(&in_place) {
+    let mut entries = Vec::with_capacity(pairs.len() + items.len());
+    for (key, node) in listed() {
+        let key = match key {
+            Some(key) => {
+                let Some(Resolved::Str(key)) = key.resolve() else {
+                    return None;
+                };
+                if names_a_directive(key) {
+                    return None;
+                }
+                Some(key)
+            }
+            None => None,
+        };
         let (json, memo, id) = match node.kind {
             Kind::Deferred(j) => {
                 let memo = section.view.deferred.get(j)?.memo();
@@ -191,7 +191,7 @@ pub(super) fn derive(
             // A scalar names no `$import` or `$include` (those are mapping keys).
             Kind::Scalar { .. } => {
                 values += 1;
-                let json = in_place.as_ref()?;
+                let json = scalars.next()?.as_ref()?;
                 (json, None, item_id(json))
             }
             _ => return None,

@@ -51,6 +51,14 @@
 //! when a broken file is opened; only the broken blocks are parsed again. The same tests
 //! compare the document's tree after every edit with [`super::Snapshot::parse`] of its text,
 //! which runs this same definition.
+//!
+//! Steps 1–3 read every line and hash every part, so a broken keystroke would cost the whole
+//! text twice over. A settled version keeps what they found ([`Splits`]), and the next version
+//! of the document, one edit away, takes from it the splits and verdicts of the lines the
+//! edit did not touch, moved by its length ([`settle_after`]); only the edited lines are read
+//! again. Both are functions of the text, so the result is the same
+//! (`a_settle_after_an_edit_is_the_settle_of_the_text`, and debug builds compare each reused
+//! split and verdict with the one made again).
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -84,6 +92,8 @@ thread_local! {
 thread_local! {
     /// Blocks parsed alone on this thread (verdicts not found in the memo).
     static PARSED_ALONE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Splits taken from the version before's on this thread ([`Splitter::reused`]).
+    static REUSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Whether `tree` is not a whole, error-free parse of `text`: it has an error, or it stops
@@ -125,32 +135,48 @@ fn starts_entry(bytes: &[u8], at: usize, indent: usize, dash: bool) -> bool {
     }
 }
 
-/// The blocks of `range` of `text` (starting at row `row`, at a line start) that begin at
-/// lines [`starts_entry`] accepts, in order; the bytes before the first belong to none.
-fn split(text: &str, range: Range<usize>, row: usize, indent: usize, dash: bool) -> Vec<Block> {
-    let bytes = text.as_bytes();
-    let mut starts: Vec<(usize, usize)> = Vec::new();
+/// The starts (byte, row) of the lines of `lines` (starting at row `row`, at a line start)
+/// that [`starts_entry`] accepts in a range ending at `end`, and the point of `lines.end`.
+fn scan(
+    bytes: &[u8],
+    lines: Range<usize>,
+    row: usize,
+    end: usize,
+    indent: usize,
+    dash: bool,
+) -> (Vec<(usize, usize)>, Point) {
+    let mut starts = Vec::new();
     let mut row = row;
-    let mut line_start = range.start;
-    let mut lines = memchr::memchr_iter(b'\n', &bytes[range.clone()]);
+    let mut line_start = lines.start;
+    let mut breaks = memchr::memchr_iter(b'\n', &bytes[lines.clone()]);
     loop {
-        if line_start < range.end && starts_entry(&bytes[..range.end], line_start, indent, dash) {
+        if line_start < lines.end && starts_entry(&bytes[..end], line_start, indent, dash) {
             starts.push((line_start, row));
         }
-        match lines.next() {
+        match breaks.next() {
             Some(i) => {
-                line_start = range.start + i + 1;
+                line_start = lines.start + i + 1;
                 row += 1;
             }
             None => break,
         }
     }
-    let end_point = Point::new(row, range.end - line_start);
+    (starts, Point::new(row, lines.end - line_start))
+}
+
+/// The blocks of `range` that begin at `starts` (byte, row), the last ending at `end`.
+fn blocks_at(
+    starts: &[(usize, usize)],
+    range: &Range<usize>,
+    end: Point,
+    indent: usize,
+    dash: bool,
+) -> Vec<Block> {
     let mut out = Vec::with_capacity(starts.len());
     for (i, &(start, start_row)) in starts.iter().enumerate() {
         let (end_byte, end) = match starts.get(i + 1) {
             Some(&(next, next_row)) => (next, Point::new(next_row, 0)),
-            None => (range.end, end_point),
+            None => (range.end, end),
         };
         out.push(Block {
             bytes: start..end_byte,
@@ -162,53 +188,283 @@ fn split(text: &str, range: Range<usize>, row: usize, indent: usize, dash: bool)
     out
 }
 
-/// The top-level blocks of `text`, in order. The bytes before the first block (comments, a
-/// `#!` line) belong to none.
-fn blocks(text: &str) -> Vec<Block> {
-    split(text, 0..text.len(), 0, 0, false)
+/// What one [`settle`] split and asked: each split of a range into the lines that begin its
+/// entries, and the verdict of each part asked (step 3), in text order. The next broken
+/// version of the document, one edit away, takes from it what lies outside the edited lines
+/// ([`Prior`]): without it, every broken keystroke at 50,000 lines split the whole text into
+/// its blocks, `inputs` into its 2,800 entries and hashed each of them for its verdict (1.4 ms
+/// of the 2.1 ms the keystroke's reparse took in process).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Splits {
+    runs: Vec<Run>,
+    verdicts: Vec<(Range<usize>, bool)>,
 }
 
-/// The entries of a large keyed `block` whose key has no value on its line (a comment
-/// aside): the lines at the indentation of its first entry that begin a key, or `-` items
-/// if the first entry is one; `None` for another block (an item, a scalar, a flow
-/// collection), which is kept whole.
-fn entries(text: &str, block: &Block) -> Option<Vec<Block>> {
-    if block.dash.is_some() {
-        return None;
+/// One split: its range, the row of its start, the indentation and kind of its entries, the
+/// starts found and the point of the range's end.
+#[derive(Clone, Debug, PartialEq)]
+struct Run {
+    range: Range<usize>,
+    row: usize,
+    indent: usize,
+    dash: bool,
+    starts: Vec<(usize, usize)>,
+    end: Point,
+}
+
+/// The splits of the document's last version ([`Settled::splits`]) and the one edit that made
+/// this text of it (`start_byte..old_end_byte` replaced by `start_byte..new_end_byte`, with
+/// the points tree-sitter counts).
+#[derive(Clone, Copy, Debug)]
+pub struct Prior<'a> {
+    pub splits: &'a Splits,
+    pub edit: InputEdit,
+}
+
+/// The lines an edit touched: the text is the same before `from` (the start of the edit's
+/// first line, at row `from_row`), and from `to` on (the line after its last one, in the
+/// new text) it is the old text's from `to_old`, rows `rows` apart.
+#[derive(Clone, Copy, Debug)]
+struct Touched {
+    from: usize,
+    from_row: usize,
+    to: usize,
+    to_old: usize,
+    rows: isize,
+}
+
+impl Touched {
+    fn of(text: &[u8], edit: &InputEdit) -> Option<Touched> {
+        let (at, end) = (edit.start_byte, edit.new_end_byte);
+        if at > end || end > text.len() || edit.old_end_byte < at {
+            return None;
+        }
+        let from = memchr::memrchr(b'\n', &text[..at]).map_or(0, |i| i + 1);
+        let to = memchr::memchr(b'\n', &text[end..]).map_or(text.len(), |i| end + i + 1);
+        Some(Touched {
+            from,
+            from_row: edit.start_position.row,
+            to,
+            to_old: to - end + edit.old_end_byte,
+            rows: edit.new_end_position.row as isize - edit.old_end_position.row as isize,
+        })
     }
-    let value = value_of(text, block)?;
-    let bytes = text.as_bytes();
-    let first_line_end = memchr::memchr(b'\n', &bytes[value.start_byte..block.bytes.end])
-        .map(|i| value.start_byte + i + 1)?;
-    let rest = &text[value.start_byte..first_line_end].trim();
-    if !rest.is_empty() && !rest.starts_with('#') {
-        return None;
+
+    /// The new byte of an old byte at or after `to_old`.
+    fn moved(&self, old: usize) -> usize {
+        old + self.to - self.to_old
     }
-    let own = bytes[block.bytes.start..]
-        .iter()
-        .take_while(|&&b| b == b' ')
-        .count();
-    // The first line after the key that is not blank or a comment.
-    let mut at = first_line_end;
-    while at < block.bytes.end {
-        let line_end = memchr::memchr(b'\n', &bytes[at..block.bytes.end])
-            .map_or(block.bytes.end, |i| at + i + 1);
-        let line = &bytes[at..line_end];
-        let indent = line.iter().take_while(|&&b| b == b' ').count();
-        match line.get(indent) {
-            None | Some(b'\r' | b'\n' | b'#') => at = line_end,
-            Some(_) => {
-                let dash = starts_entry(bytes, at, indent, true);
-                if indent < own || (indent == own && !dash) {
-                    return None;
-                }
-                let row = block.start.row
-                    + memchr::memchr_iter(b'\n', &bytes[block.bytes.start..at]).count();
-                return Some(split(text, at..block.bytes.end, row, indent, dash));
-            }
+
+    /// The old byte of a new byte at or after `to`.
+    fn old(&self, new: usize) -> usize {
+        new + self.to_old - self.to
+    }
+
+    fn moved_row(&self, old: usize) -> usize {
+        old.saturating_add_signed(self.rows)
+    }
+
+    /// The old bytes of `range` of the new text when they are the same text: before `from`,
+    /// or from `to` on.
+    fn same(&self, range: &Range<usize>) -> Option<Range<usize>> {
+        if range.end <= self.from {
+            Some(range.clone())
+        } else if range.start >= self.to {
+            Some(self.old(range.start)..self.old(range.end))
+        } else {
+            None
         }
     }
-    None
+}
+
+/// The splits and verdicts of one [`settle`], from those of the version before where the edit
+/// left them as they were.
+#[derive(Default)]
+struct Splitter<'a> {
+    prior: Option<(&'a Splits, Touched)>,
+    made: Splits,
+}
+
+impl<'a> Splitter<'a> {
+    fn after(text: &str, prior: Option<Prior<'a>>) -> Splitter<'a> {
+        Splitter {
+            prior: prior.and_then(|p| Some((p.splits, Touched::of(text.as_bytes(), &p.edit)?))),
+            made: Splits::default(),
+        }
+    }
+
+    /// The blocks of `range` of `text` (starting at row `row`, at a line start) that begin at
+    /// lines [`starts_entry`] accepts, in order; the bytes before the first belong to none.
+    fn split(
+        &mut self,
+        text: &str,
+        range: Range<usize>,
+        row: usize,
+        indent: usize,
+        dash: bool,
+    ) -> Vec<Block> {
+        let bytes = text.as_bytes();
+        let scanned = || scan(bytes, range.clone(), row, range.end, indent, dash);
+        let (starts, end) = match self.reused(bytes, &range, row, indent, dash) {
+            Some(reused) => {
+                debug_assert_eq!(reused, scanned(), "a reused split is the text's");
+                #[cfg(test)]
+                REUSED.with(|n| n.set(n.get() + 1));
+                reused
+            }
+            None => scanned(),
+        };
+        let out = blocks_at(&starts, &range, end, indent, dash);
+        self.made.runs.push(Run {
+            range,
+            row,
+            indent,
+            dash,
+            starts,
+            end,
+        });
+        out
+    }
+
+    /// The starts and end of a split the version before made of the same lines, moved, and
+    /// the lines the edit touched scanned again; `None` when it made none.
+    fn reused(
+        &self,
+        bytes: &[u8],
+        range: &Range<usize>,
+        row: usize,
+        indent: usize,
+        dash: bool,
+    ) -> Option<(Vec<(usize, usize)>, Point)> {
+        let (old, t) = self.prior.as_ref()?;
+        let find = |range: Range<usize>, row: usize| {
+            old.runs
+                .iter()
+                .find(|r| r.range == range && r.row == row && r.indent == indent && r.dash == dash)
+        };
+        if range.end <= t.from {
+            let run = find(range.clone(), row)?;
+            return Some((run.starts.clone(), run.end));
+        }
+        let moved = |&(byte, row): &(usize, usize)| (t.moved(byte), t.moved_row(row));
+        let end = |run: &Run| Point::new(t.moved_row(run.end.row), run.end.column);
+        if range.start >= t.to {
+            let old_row = (row as isize - t.rows) as usize;
+            let run = find(t.old(range.start)..t.old(range.end), old_row)?;
+            return Some((run.starts.iter().map(moved).collect(), end(run)));
+        }
+        if range.start > t.from || range.end < t.to {
+            return None;
+        }
+        let run = find(range.start..t.old(range.end), row)?;
+        let before = run.starts.partition_point(|&(b, _)| b < t.from);
+        let after = run.starts.partition_point(|&(b, _)| b < t.to_old);
+        let (touched, touched_end) = scan(bytes, t.from..t.to, t.from_row, range.end, indent, dash);
+        let mut starts = Vec::with_capacity(run.starts.len() + touched.len());
+        starts.extend_from_slice(&run.starts[..before]);
+        starts.extend(touched);
+        starts.extend(run.starts[after..].iter().map(moved));
+        let end = if range.end == t.to {
+            touched_end
+        } else {
+            end(run)
+        };
+        Some((starts, end))
+    }
+
+    /// Whether `part` of `text`, parsed alone, has an error: the version before's verdict of
+    /// the same text, else [`broken_alone`].
+    fn verdict(&mut self, text: &str, part: &Range<usize>, parser: &mut Parser) -> bool {
+        let known = self.prior.as_ref().and_then(|(old, t)| {
+            let same = t.same(part)?;
+            let i = old
+                .verdicts
+                .binary_search_by_key(&same.start, |(r, _)| r.start)
+                .ok()?;
+            let (range, verdict) = &old.verdicts[i];
+            (*range == same).then_some(*verdict)
+        });
+        let asked = |parser: &mut Parser| broken_alone(&text[part.clone()], parser);
+        let verdict = match known {
+            Some(known) => {
+                debug_assert_eq!(known, asked(parser), "a reused verdict is the text's");
+                known
+            }
+            None => asked(parser),
+        };
+        self.made.verdicts.push((part.clone(), verdict));
+        verdict
+    }
+
+    /// What this settle made, its verdicts in text order.
+    fn finish(mut self) -> Splits {
+        self.made.verdicts.sort_by_key(|(r, _)| (r.start, r.end));
+        self.made.verdicts.dedup();
+        self.made
+    }
+}
+
+/// The top-level blocks of `text`, in order. The bytes before the first block (comments, a
+/// `#!` line) belong to none.
+#[cfg(test)]
+fn blocks(text: &str) -> Vec<Block> {
+    Splitter::default().blocks(text)
+}
+
+/// [`Splitter::entries`] without a version before.
+#[cfg(test)]
+fn entries(text: &str, block: &Block) -> Option<Vec<Block>> {
+    Splitter::default().entries(text, block)
+}
+
+impl Splitter<'_> {
+    /// [`blocks`].
+    fn blocks(&mut self, text: &str) -> Vec<Block> {
+        self.split(text, 0..text.len(), 0, 0, false)
+    }
+
+    /// The entries of a large keyed `block` whose key has no value on its line (a comment
+    /// aside): the lines at the indentation of its first entry that begin a key, or `-` items
+    /// if the first entry is one; `None` for another block (an item, a scalar, a flow
+    /// collection), which is kept whole.
+    fn entries(&mut self, text: &str, block: &Block) -> Option<Vec<Block>> {
+        if block.dash.is_some() {
+            return None;
+        }
+        let value = value_of(text, block)?;
+        let bytes = text.as_bytes();
+        let first_line_end = memchr::memchr(b'\n', &bytes[value.start_byte..block.bytes.end])
+            .map(|i| value.start_byte + i + 1)?;
+        let rest = &text[value.start_byte..first_line_end].trim();
+        if !rest.is_empty() && !rest.starts_with('#') {
+            return None;
+        }
+        let own = bytes[block.bytes.start..]
+            .iter()
+            .take_while(|&&b| b == b' ')
+            .count();
+        // The first line after the key that is not blank or a comment.
+        let mut at = first_line_end;
+        while at < block.bytes.end {
+            let line_end = memchr::memchr(b'\n', &bytes[at..block.bytes.end])
+                .map_or(block.bytes.end, |i| at + i + 1);
+            let line = &bytes[at..line_end];
+            let indent = line.iter().take_while(|&&b| b == b' ').count();
+            match line.get(indent) {
+                None | Some(b'\r' | b'\n' | b'#') => at = line_end,
+                Some(_) => {
+                    let dash = starts_entry(bytes, at, indent, true);
+                    if indent < own || (indent == own && !dash) {
+                        return None;
+                    }
+                    let row = block.start.row
+                        + memchr::memchr_iter(b'\n', &bytes[block.bytes.start..at]).count();
+                    return Some(self.split(text, at..block.bytes.end, row, indent, dash));
+                }
+            }
+        }
+        None
+    }
 }
 
 /// Whether `block`, parsed alone, has an error (memoized by its text's hash).
@@ -271,15 +527,21 @@ struct Blank {
 
 /// Adds to `out` the values to blank of `block` and, for a large one, of its entries (step 3
 /// of the module doc); `None` where the definition says the fresh parse.
-fn blanks(text: &str, block: &Block, parser: &mut Parser, out: &mut Vec<Blank>) -> Option<()> {
+fn blanks(
+    split: &mut Splitter<'_>,
+    text: &str,
+    block: &Block,
+    parser: &mut Parser,
+    out: &mut Vec<Blank>,
+) -> Option<()> {
     let mut asked = Vec::new();
-    asked_of(text, block, &mut asked);
+    split.asked_of(text, block, &mut asked);
     for part in &asked {
         // An entry of a mapping whose first line is no `key:` (a key being typed) is broken
         // where it stands, though alone it may read as a valid scalar: it is blanked whole.
         let value = value_of(text, part);
         let keyless = value.is_none() && part.dash.is_none();
-        if keyless || broken_alone(&text[part.bytes.clone()], parser) {
+        if keyless || split.verdict(text, &part.bytes, parser) {
             out.push(Blank {
                 block: part.bytes.clone(),
                 value: match value {
@@ -309,13 +571,15 @@ fn whole_of(block: &Block) -> InputEdit {
 /// The parts of `block` whose verdicts step 3 asks for, in text order: the block itself when
 /// it is smaller than [`KEPT_BLOCK`], else its entries, split again while an entry is that
 /// large.
-fn asked_of(text: &str, block: &Block, out: &mut Vec<Block>) {
-    if block.bytes.len() < KEPT_BLOCK {
-        out.push(block.clone());
-        return;
-    }
-    for entry in entries(text, block).unwrap_or_default() {
-        asked_of(text, &entry, out);
+impl Splitter<'_> {
+    fn asked_of(&mut self, text: &str, block: &Block, out: &mut Vec<Block>) {
+        if block.bytes.len() < KEPT_BLOCK {
+            out.push(block.clone());
+            return;
+        }
+        for entry in self.entries(text, block).unwrap_or_default() {
+            self.asked_of(text, &entry, out);
+        }
     }
 }
 
@@ -335,13 +599,14 @@ impl Warming {
     /// The verdicts to ask of `text` (every part of every block, as the second pass of
     /// [`settle`] would); `None` for a text without a large block, which is never settled.
     pub fn of(text: Arc<str>) -> Option<Warming> {
-        let all = blocks(&text);
+        let mut split = Splitter::default();
+        let all = split.blocks(&text);
         if !all.iter().any(|b| b.bytes.len() >= KEPT_BLOCK) {
             return None;
         }
         let mut asked = Vec::new();
         for block in &all {
-            asked_of(&text, block, &mut asked);
+            split.asked_of(&text, block, &mut asked);
         }
         Some(Warming {
             parts: asked.into_iter().map(|b| b.bytes).collect(),
@@ -566,6 +831,8 @@ pub struct Settled {
     pub blanks: Vec<Blanked>,
     /// Where libyaml can be asked about the text ([`VerdictScope`]).
     pub scope: Option<VerdictScope>,
+    /// What was split and asked to settle it, for the next version's [`Prior`].
+    pub splits: Splits,
 }
 
 /// A block or entry of a settled text whose text, parsed alone, has an error: its value is
@@ -611,7 +878,20 @@ impl Blanked {
 /// text (the document's last error-free tree, or a tree of `text` itself), with what else it
 /// defines ([`Settled`]); `None` where the definition says the fresh parse.
 pub fn settle(text: &str, base: (&Tree, &str), parser: &mut Parser) -> Option<(Tree, Settled)> {
-    let all = blocks(text);
+    settle_after(text, base, parser, None)
+}
+
+/// [`settle`], the text's lines split and its parts' verdicts asked only around the edit
+/// that made it of the version before, whose [`Splits`] are in `prior` (the rest is theirs,
+/// moved: the same splits and verdicts as without them).
+pub fn settle_after(
+    text: &str,
+    base: (&Tree, &str),
+    parser: &mut Parser,
+    prior: Option<Prior<'_>>,
+) -> Option<(Tree, Settled)> {
+    let mut split = Splitter::after(text, prior);
+    let all = split.blocks(text);
     if !all.iter().any(|b| b.bytes.len() >= KEPT_BLOCK) {
         return None;
     }
@@ -620,21 +900,27 @@ pub fn settle(text: &str, base: (&Tree, &str), parser: &mut Parser) -> Option<(T
     // 50,000-line tool paid for every input (about 2,800 parses alone, 100–150 ms).
     let mut small = Vec::new();
     for block in all.iter().filter(|b| b.bytes.len() < KEPT_BLOCK) {
-        blanks(text, block, parser, &mut small)?;
+        blanks(&mut split, text, block, parser, &mut small)?;
     }
     if !small.is_empty()
         && let Some(settled) = settle_blanked(text, base, parser, &small)
     {
-        return Some(settled);
+        return Some(with_splits(settled, split));
     }
     let mut blanked = Vec::new();
     for block in &all {
-        blanks(text, block, parser, &mut blanked)?;
+        blanks(&mut split, text, block, parser, &mut blanked)?;
     }
     if blanked.is_empty() || blanked == small {
         return None;
     }
-    settle_blanked(text, base, parser, &blanked)
+    settle_blanked(text, base, parser, &blanked).map(|s| with_splits(s, split))
+}
+
+/// `settled` with what `split` split and asked to settle it.
+fn with_splits(mut settled: (Tree, Settled), split: Splitter<'_>) -> (Tree, Settled) {
+    settled.1.splits = split.finish();
+    settled
 }
 
 /// Steps 4 and 5 of the module doc for the blocks `blanked` (in text order).
@@ -685,6 +971,7 @@ fn settle_blanked(
             valid,
             blanks,
             scope,
+            splits: Splits::default(),
         },
     ))
 }
@@ -1017,6 +1304,16 @@ mod tests {
 
     /// A large tool of varied entries (block and flow collections, block scalars, quoted
     /// scalars, comments), with an entry large enough to be split one level further.
+    /// A seeded walk's numbers: each call, one below its argument.
+    fn seeded(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as usize) % n
+        }
+    }
+
     fn varied() -> String {
         let mut t = String::from("#!/usr/bin/env cwl-runner\n# a comment\ncwlVersion: v1.2\n");
         t.push_str("class: CommandLineTool\nbaseCommand: [echo, \"x\"]\ninputs:\n");
@@ -1034,6 +1331,95 @@ mod tests {
         }
         t.push_str("  small: {type: File}\nhints:\n  mcp:Tool:\n    name: x\n");
         t
+    }
+
+    /// A settle after the version before's ([`settle_after`], its splits and verdicts reused
+    /// around each edit) is the settle of the text alone: the same `T'`, blanked blocks, scope,
+    /// splits and verdicts, along a seeded walk of edits (typing, breaks, line breaks, deletions)
+    /// through a large tool, some of them reused on both sides of the edit.
+    #[test]
+    fn a_settle_after_an_edit_is_the_settle_of_the_text() {
+        let base = varied();
+        let pieces = [
+            " ",
+            "  ",
+            ":",
+            "[",
+            "]",
+            "\"",
+            "- ",
+            "#",
+            "\n",
+            "x:\n",
+            "  newk\n",
+            "newk",
+            "q",
+            "w",
+            "    doc: more\n",
+        ];
+        let mut next = seeded(0xd1ff);
+        let view = |s: &Settled| {
+            let blanks: Vec<_> = s
+                .blanks
+                .iter()
+                .map(|b| (b.block.clone(), b.value.clone(), b.read.clone()))
+                .collect();
+            (s.valid.clone(), blanks, s.scope.clone(), s.splits.clone())
+        };
+        let mut parser = grammar::parser();
+        let (mut text, mut last): (String, Option<Settled>) = (base.clone(), None);
+        let (mut settled, mut reused) = (0, 0);
+        for step in 0..400 {
+            // A text the definition leaves to the fresh parse is left for the base again.
+            if step % 40 == 0 || last.is_none() {
+                text = base.clone();
+            }
+            let old = text.clone();
+            let mut at = next(text.len());
+            if next(2) == 0 {
+                at = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            }
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            // Typing goes on where the last edit was, half the time.
+            for _ in 0..1 + next(3) {
+                if next(5) == 0 && at < text.len() {
+                    text.remove(at);
+                } else {
+                    let piece = pieces[next(pieces.len())];
+                    text.insert_str(at, piece);
+                    at += piece.len();
+                }
+            }
+            let Some(edit) = difference(&old, &text) else {
+                continue;
+            };
+            let tree = parser.parse(&text, None).unwrap();
+            let alone = settle(&text, (&tree, &text), &mut parser);
+            let prior = last.as_ref().map(|s| Prior {
+                splits: &s.splits,
+                edit,
+            });
+            let before = REUSED.with(|n| n.get());
+            let after = settle_after(&text, (&tree, &text), &mut parser, prior);
+            reused += usize::from(REUSED.with(|n| n.get()) > before);
+            assert_eq!(
+                alone
+                    .as_ref()
+                    .map(|(t, s)| (t.root_node().to_sexp(), view(s))),
+                after
+                    .as_ref()
+                    .map(|(t, s)| (t.root_node().to_sexp(), view(s))),
+                "step {step}"
+            );
+            settled += usize::from(after.is_some());
+            last = after.map(|(_, s)| s);
+        }
+        assert!(
+            settled > 150 && reused > 100,
+            "{settled} settled, {reused} reused"
+        );
     }
 
     /// Where `VerdictScope` answers, libyaml's verdict on the whole text is the same first
@@ -1073,13 +1459,7 @@ mod tests {
             "    newk\n",
             "newk",
         ];
-        let mut seed: u64 = 0x5eed;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as usize) % n
-        };
+        let mut next = seeded(0x5eed);
         let (mut scoped, mut fell_back) = (0, 0);
         for _ in 0..300 {
             let mut text = base.clone();

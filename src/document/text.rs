@@ -7,7 +7,7 @@ use tree_sitter::{InputEdit, Tree};
 use super::grammar;
 use super::interior::keeps_tree;
 use super::position::{Encoding, LineIndex, OutOfRange, Position, has_lone_cr};
-use super::settle::{Settled, edited_to, is_broken, settle};
+use super::settle::{Prior, Settled, difference, edited_to, is_broken, settle, settle_after};
 
 /// One change of `textDocument/didChange`: a range (or the whole text) and its replacement.
 #[derive(Clone, Debug)]
@@ -286,9 +286,14 @@ impl Document {
         // The text being edited; `None` while it is still `self.text`.
         let mut edited: Option<Arc<str>> = None;
         let base = self.text.clone();
+        // A settled version's splits, and the one edit made of it while there is one
+        // (`settle_after`); several changes leave the edit to `difference`.
+        let mut prior = self.settled.clone().map(|s| (s, None));
+        let one = changes.len() == 1;
         for (change, staged) in changes.iter().zip(staged) {
             match staged {
                 None => {
+                    prior = None;
                     kept = false;
                     let text: Arc<str> = Arc::from(change.text.as_str());
                     self.rope = Rope::from_str(&text);
@@ -304,7 +309,10 @@ impl Document {
                 Some((a, b)) => {
                     let current = edited.as_deref().unwrap_or(&base);
                     kept = kept && keeps_tree(&self.tree, current, a, b, &change.text);
-                    let next = self.edit_bytes(current, a, b, &change.text);
+                    let (next, edit) = self.edit_bytes(current, a, b, &change.text);
+                    if let Some((_, made)) = &mut prior {
+                        *made = one.then_some(edit);
+                    }
                     edited = Some(next);
                 }
             }
@@ -318,14 +326,25 @@ impl Document {
             #[cfg(test)]
             KEPT_TREES.with(|k| k.set(k.get() + 1));
         } else {
-            self.reparse_then(before_fresh_parse);
+            let prior = prior.and_then(|(settled, edit)| {
+                let edit = edit.or_else(|| difference(&base, &self.text))?;
+                Some((settled, edit))
+            });
+            drop(base);
+            self.reparse_then(before_fresh_parse, prior);
         }
         Ok(())
     }
 
-    /// The text with bytes `start..end` of `text` replaced by `new_text` (built in one pass);
-    /// records the edit in the rope and the tree.
-    fn edit_bytes(&mut self, text: &str, start: usize, end: usize, new_text: &str) -> Arc<str> {
+    /// The text with bytes `start..end` of `text` replaced by `new_text` (built in one pass),
+    /// and that edit; records it in the rope and the tree.
+    fn edit_bytes(
+        &mut self,
+        text: &str,
+        start: usize,
+        end: usize,
+        new_text: &str,
+    ) -> (Arc<str>, InputEdit) {
         let index = LineIndex::new(self.rope.clone());
         let start_position = index.ts_point(start, self.lone_cr, text);
         let old_end_position = index.ts_point(end, self.lone_cr, text);
@@ -342,20 +361,21 @@ impl Document {
         let new_end = start + new_text.len();
         let index = LineIndex::new(self.rope.clone());
         let new_end_position = index.ts_point(new_end, self.lone_cr, &text);
-        self.tree.edit(&InputEdit {
+        let edit = InputEdit {
             start_byte: start,
             old_end_byte: end,
             new_end_byte: new_end,
             start_position,
             old_end_position,
             new_end_position,
-        });
-        text
+        };
+        self.tree.edit(&edit);
+        (text, edit)
     }
 
     /// Brings the tree up to date with the text, reusing the edited old tree.
     pub fn reparse(&mut self) {
-        self.reparse_then(|| {});
+        self.reparse_then(|| {}, None);
     }
 
     /// The incremental parse of the text, from the last error-free tree while the text is
@@ -370,7 +390,13 @@ impl Document {
     /// once the old trees are dropped, before a fresh parse, so that the caller can free what
     /// holds older trees first (with them alive the parse peaked at one tree more, about
     /// 40 MB at 50,000 lines).
-    fn reparse_then(&mut self, before_fresh_parse: impl FnOnce()) {
+    /// `prior`: the version before, when it was settled, and the edit that made this text of
+    /// it (its splits are reused by [`settle_after`]).
+    fn reparse_then(
+        &mut self,
+        before_fresh_parse: impl FnOnce(),
+        prior: Option<(Arc<Settled>, InputEdit)>,
+    ) {
         let mut parser = grammar::parser();
         let text = self.text.clone();
         let good = self.good.take();
@@ -388,7 +414,11 @@ impl Document {
             return;
         }
         let base = (edited.as_ref().unwrap_or(&tree), &*text);
-        if let Some((tree, settled)) = settle(&text, base, &mut parser) {
+        let prior = prior.as_ref().map(|(settled, edit)| Prior {
+            splits: &settled.splits,
+            edit: *edit,
+        });
+        if let Some((tree, settled)) = settle_after(&text, base, &mut parser, prior) {
             // Still broken: the next version is parsed from the same error-free tree (or
             // from the settled one, the tree of `T'`, when there was none).
             self.good = good.or_else(|| Some((tree.clone(), settled.valid.clone())));

@@ -283,6 +283,8 @@ impl Touched {
 struct Splitter<'a> {
     prior: Option<(&'a Splits, Touched)>,
     made: Splits,
+    /// Where the search for the next verdict in the prior's goes on.
+    next_verdict: usize,
 }
 
 impl<'a> Splitter<'a> {
@@ -290,6 +292,7 @@ impl<'a> Splitter<'a> {
         Splitter {
             prior: prior.and_then(|p| Some((p.splits, Touched::of(text.as_bytes(), &p.edit)?))),
             made: Splits::default(),
+            next_verdict: 0,
         }
     }
 
@@ -377,11 +380,18 @@ impl<'a> Splitter<'a> {
     fn verdict(&mut self, text: &str, part: &Range<usize>, parser: &mut Parser) -> bool {
         let known = self.prior.as_ref().and_then(|(old, t)| {
             let same = t.same(part)?;
-            let i = old
-                .verdicts
-                .binary_search_by_key(&same.start, |(r, _)| r.start)
-                .ok()?;
-            let (range, verdict) = &old.verdicts[i];
+            // Parts are asked in text order (twice: the small blocks, then every part), so
+            // the search goes on from the last one found.
+            let verdicts = &old.verdicts;
+            let mut i = self.next_verdict.min(verdicts.len());
+            if i > 0 && verdicts[i - 1].0.start >= same.start {
+                i = verdicts.partition_point(|(r, _)| r.start < same.start);
+            }
+            while verdicts.get(i).is_some_and(|(r, _)| r.start < same.start) {
+                i += 1;
+            }
+            self.next_verdict = i;
+            let (range, verdict) = verdicts.get(i)?;
             (*range == same).then_some(*verdict)
         });
         let asked = |parser: &mut Parser| broken_alone(&text[part.clone()], parser);

@@ -11,6 +11,8 @@
 //! (e.g. `50000`), `CWL_MCP_BENCH_PLACEMENTS` (`top`, `bottom`, `list`: the hint near the top
 //! and the inputs a list), `CWL_MCP_BENCH_SITES` (e.g. `input_doc,yaml`),
 //! `CWL_MCP_BENCH_OPEN=0` to skip the didOpen figure (for profiling one site),
+//! `CWL_MCP_BENCH_WARM` (edits per site applied first, untimed and outside `measured*`: with
+//! callgrind's `--toggle-collect='*measured*'`, the cost of the later edits only),
 //! `CWL_MCP_BENCH_GAP_MS` (idle milliseconds before each edit, default 0: the harness leaves
 //! 5 ms between edits, and after such a gap the same work takes up to twice as long on the
 //! 2-core machine as in a tight loop, see bench/notes.md).
@@ -65,6 +67,21 @@ fn change_of(edit: &serde_json::Value) -> Change {
     }
 }
 
+/// A timed edit applied, with its reparse: a function of its own, so that
+/// `valgrind --tool=callgrind --toggle-collect='*measured*'` counts those edits only.
+#[inline(never)]
+fn measured_edit(doc: &mut Document, change: Change, version: i32) {
+    doc.apply_changes(&[change], version, Encoding::Utf16)
+        .unwrap();
+}
+
+/// `Model::new` of a timed edit and its diagnostics (as [`measured_edit`]).
+#[inline(never)]
+fn measured(snap: cwl_mcp_lsp::document::Snapshot, settings: &Settings, context: &DocumentContext) {
+    let model = Model::new(snap, settings.clone(), context.clone());
+    std::hint::black_box(model.diagnostics().len());
+}
+
 fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     let iterations: usize = std::env::var("CWL_MCP_BENCH_ITERS")
@@ -72,6 +89,10 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(30);
     let open = std::env::var("CWL_MCP_BENCH_OPEN").map_or(true, |v| v != "0");
+    let warm: usize = std::env::var("CWL_MCP_BENCH_WARM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let gap = Duration::from_secs_f64(
         std::env::var("CWL_MCP_BENCH_GAP_MS")
             .ok()
@@ -148,9 +169,15 @@ fn main() {
                     if !gap.is_zero() {
                         std::thread::sleep(gap);
                     }
+                    if k < warm {
+                        doc.apply_changes(&[change], version, Encoding::Utf16)
+                            .unwrap();
+                        let model = Model::new(doc.snapshot(), settings.clone(), context.clone());
+                        std::hint::black_box(model.diagnostics().len());
+                        continue;
+                    }
                     let t = Instant::now();
-                    doc.apply_changes(&[change], version, Encoding::Utf16)
-                        .unwrap();
+                    measured_edit(&mut doc, change, version);
                     let t_edit = t.elapsed();
                     let t = Instant::now();
                     let snap = doc.snapshot();
@@ -160,8 +187,7 @@ fn main() {
                     let t_yaml = t.elapsed();
                     drop(yaml);
                     let t = Instant::now();
-                    let model = Model::new(snap, settings.clone(), context.clone());
-                    std::hint::black_box(model.diagnostics().len());
+                    measured(snap, &settings, &context);
                     let t_model = t.elapsed();
                     let i = match rows.iter().position(|(r, _)| *r == row) {
                         Some(i) => i,

@@ -54,11 +54,11 @@
 //!
 //! Steps 1–3 read every line and hash every part, so a broken keystroke would cost the whole
 //! text twice over. A settled version keeps what they found ([`Splits`]), and the next version
-//! of the document, one edit away, takes from it the splits and verdicts of the lines the
+//! of the document, one edit away, takes from it the splits and judgements of the lines the
 //! edit did not touch, moved by its length ([`settle_after`]); only the edited lines are read
 //! again. Both are functions of the text, so the result is the same
 //! (`a_settle_after_an_edit_is_the_settle_of_the_text`, and debug builds compare each reused
-//! split and verdict with the one made again).
+//! split and judgement with the one made again).
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -189,15 +189,15 @@ fn blocks_at(
 }
 
 /// What one [`settle`] split and asked: each split of a range into the lines that begin its
-/// entries, and the verdict of each part asked (step 3), in text order. The next broken
-/// version of the document, one edit away, takes from it what lies outside the edited lines
-/// ([`Prior`]): without it, every broken keystroke at 50,000 lines split the whole text into
-/// its blocks, `inputs` into its 2,800 entries and hashed each of them for its verdict (1.4 ms
-/// of the 2.1 ms the keystroke's reparse took in process).
+/// entries, and what step 3 said of each part asked ([`Judged`]), in text order. The next
+/// broken version of the document, one edit away, takes from it what lies outside the edited
+/// lines ([`Prior`]): without it, every broken keystroke at 50,000 lines split the whole text
+/// into its blocks, `inputs` into its 2,800 entries, read each entry's first line and hashed
+/// each entry for its verdict (1.4 ms of the 2.1 ms the keystroke's reparse took in process).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Splits {
     runs: Vec<Run>,
-    verdicts: Vec<(Range<usize>, bool)>,
+    judged: Vec<(Range<usize>, Judged)>,
 }
 
 /// One split: its range, the row of its start, the indentation and kind of its entries, the
@@ -264,6 +264,19 @@ impl Touched {
         old.saturating_add_signed(self.rows)
     }
 
+    /// An old edit of bytes from `to_old` on, moved.
+    fn moved_edit(&self, old: &InputEdit) -> InputEdit {
+        let point = |p: Point| Point::new(self.moved_row(p.row), p.column);
+        InputEdit {
+            start_byte: self.moved(old.start_byte),
+            old_end_byte: self.moved(old.old_end_byte),
+            new_end_byte: self.moved(old.new_end_byte),
+            start_position: point(old.start_position),
+            old_end_position: point(old.old_end_position),
+            new_end_position: point(old.new_end_position),
+        }
+    }
+
     /// The old bytes of `range` of the new text when they are the same text: before `from`,
     /// or from `to` on.
     fn same(&self, range: &Range<usize>) -> Option<Range<usize>> {
@@ -277,22 +290,27 @@ impl Touched {
     }
 }
 
-/// The splits and verdicts of one [`settle`], from those of the version before where the edit
+/// The splits and judgements of one [`settle`], from those of the version before where the edit
 /// left them as they were.
 #[derive(Default)]
 struct Splitter<'a> {
     prior: Option<(&'a Splits, Touched)>,
     made: Splits,
-    /// Where the search for the next verdict in the prior's goes on.
-    next_verdict: usize,
+    /// Where the search for the next judgement in the prior's goes on.
+    next_judged: usize,
 }
 
 impl<'a> Splitter<'a> {
     fn after(text: &str, prior: Option<Prior<'a>>) -> Splitter<'a> {
+        let prior = prior.and_then(|p| Some((p.splits, Touched::of(text.as_bytes(), &p.edit)?)));
+        let made = Splits {
+            runs: Vec::new(),
+            judged: Vec::with_capacity(prior.map_or(0, |(p, _)| p.judged.len() + 1)),
+        };
         Splitter {
-            prior: prior.and_then(|p| Some((p.splits, Touched::of(text.as_bytes(), &p.edit)?))),
-            made: Splits::default(),
-            next_verdict: 0,
+            prior,
+            made,
+            next_judged: 0,
         }
     }
 
@@ -375,42 +393,82 @@ impl<'a> Splitter<'a> {
         Some((starts, end))
     }
 
-    /// Whether `part` of `text`, parsed alone, has an error: the version before's verdict of
-    /// the same text, else [`broken_alone`].
-    fn verdict(&mut self, text: &str, part: &Range<usize>, parser: &mut Parser) -> bool {
+    /// What step 3 says of `part` ([`Judged`]): the version before's judgement of the same
+    /// text, moved, else [`judged`] (its first line read, and its verdict asked).
+    fn judge(&mut self, text: &str, part: &Block, parser: &mut Parser) -> Judged {
         let known = self.prior.as_ref().and_then(|(old, t)| {
-            let same = t.same(part)?;
+            let same = t.same(&part.bytes)?;
             // Parts are asked in text order (twice: the small blocks, then every part), so
             // the search goes on from the last one found.
-            let verdicts = &old.verdicts;
-            let mut i = self.next_verdict.min(verdicts.len());
-            if i > 0 && verdicts[i - 1].0.start >= same.start {
-                i = verdicts.partition_point(|(r, _)| r.start < same.start);
+            let judged = &old.judged;
+            let mut i = self.next_judged.min(judged.len());
+            if i > 0 && judged[i - 1].0.start >= same.start {
+                i = judged.partition_point(|(r, _)| r.start < same.start);
             }
-            while verdicts.get(i).is_some_and(|(r, _)| r.start < same.start) {
+            while judged.get(i).is_some_and(|(r, _)| r.start < same.start) {
                 i += 1;
             }
-            self.next_verdict = i;
-            let (range, verdict) = verdicts.get(i)?;
-            (*range == same).then_some(*verdict)
+            self.next_judged = i;
+            let (range, judgement) = judged.get(i)?;
+            if *range != same {
+                return None;
+            }
+            Some(match judgement {
+                Judged::Blank(value) if part.bytes.start >= t.to => {
+                    Judged::Blank(t.moved_edit(value))
+                }
+                other => other.clone(),
+            })
         });
-        let asked = |parser: &mut Parser| broken_alone(&text[part.clone()], parser);
-        let verdict = match known {
+        let judgement = match known {
             Some(known) => {
-                debug_assert_eq!(known, asked(parser), "a reused verdict is the text's");
+                debug_assert_eq!(
+                    known,
+                    judged(text, part, parser),
+                    "a reused judgement is the text's"
+                );
                 known
             }
-            None => asked(parser),
+            None => judged(text, part, parser),
         };
-        self.made.verdicts.push((part.clone(), verdict));
-        verdict
+        self.made
+            .judged
+            .push((part.bytes.clone(), judgement.clone()));
+        judgement
     }
 
-    /// What this settle made, its verdicts in text order.
-    fn finish(mut self) -> Splits {
-        self.made.verdicts.sort_by_key(|(r, _)| (r.start, r.end));
-        self.made.verdicts.dedup();
+    /// What this settle made, its judgements in text order (those of its last pass).
+    fn finish(self) -> Splits {
+        debug_assert!(
+            self.made.judged.is_sorted_by_key(|(r, _)| r.start),
+            "judged in text order"
+        );
         self.made
+    }
+}
+
+/// What step 3 says of a part: not in `S`; in `S`, with the edit that blanks its value (or
+/// the whole of a keyless entry); or the fresh parse (an item without its `-`).
+#[derive(Clone, Debug, PartialEq)]
+enum Judged {
+    Kept,
+    Blank(InputEdit),
+    Fresh,
+}
+
+/// [`Judged`] of `part`, read from `text`.
+fn judged(text: &str, part: &Block, parser: &mut Parser) -> Judged {
+    // An entry of a mapping whose first line is no `key:` (a key being typed) is broken where
+    // it stands, though alone it may read as a valid scalar: it is blanked whole.
+    let value = value_of(text, part);
+    let keyless = value.is_none() && part.dash.is_none();
+    if !keyless && !broken_alone(&text[part.bytes.clone()], parser) {
+        return Judged::Kept;
+    }
+    match value {
+        Some(value) => Judged::Blank(value),
+        None if keyless => Judged::Blank(whole_of(part)),
+        None => Judged::Fresh,
     }
 }
 
@@ -547,19 +605,13 @@ fn blanks(
     let mut asked = Vec::new();
     split.asked_of(text, block, &mut asked);
     for part in &asked {
-        // An entry of a mapping whose first line is no `key:` (a key being typed) is broken
-        // where it stands, though alone it may read as a valid scalar: it is blanked whole.
-        let value = value_of(text, part);
-        let keyless = value.is_none() && part.dash.is_none();
-        if keyless || split.verdict(text, &part.bytes, parser) {
-            out.push(Blank {
+        match split.judge(text, part, parser) {
+            Judged::Kept => {}
+            Judged::Blank(value) => out.push(Blank {
                 block: part.bytes.clone(),
-                value: match value {
-                    Some(value) => value,
-                    None if keyless => whole_of(part),
-                    None => return None,
-                },
-            });
+                value,
+            }),
+            Judged::Fresh => return None,
         }
     }
     Some(())
@@ -587,8 +639,10 @@ impl Splitter<'_> {
             out.push(block.clone());
             return;
         }
-        for entry in self.entries(text, block).unwrap_or_default() {
-            self.asked_of(text, &entry, out);
+        let entries = self.entries(text, block).unwrap_or_default();
+        out.reserve(entries.len());
+        for entry in &entries {
+            self.asked_of(text, entry, out);
         }
     }
 }
@@ -891,9 +945,9 @@ pub fn settle(text: &str, base: (&Tree, &str), parser: &mut Parser) -> Option<(T
     settle_after(text, base, parser, None)
 }
 
-/// [`settle`], the text's lines split and its parts' verdicts asked only around the edit
+/// [`settle`], the text's lines split and its parts judged only around the edit
 /// that made it of the version before, whose [`Splits`] are in `prior` (the rest is theirs,
-/// moved: the same splits and verdicts as without them).
+/// moved: the same splits and judgements as without them).
 pub fn settle_after(
     text: &str,
     base: (&Tree, &str),
@@ -917,6 +971,10 @@ pub fn settle_after(
     {
         return Some(with_splits(settled, split));
     }
+    // The second pass judges every part again, the small blocks too, in text order: the
+    // judgements kept are its own.
+    split.made.judged.clear();
+    split.next_judged = 0;
     let mut blanked = Vec::new();
     for block in &all {
         blanks(&mut split, text, block, parser, &mut blanked)?;
@@ -1343,9 +1401,9 @@ mod tests {
         t
     }
 
-    /// A settle after the version before's ([`settle_after`], its splits and verdicts reused
+    /// A settle after the version before's ([`settle_after`], its splits and judgements reused
     /// around each edit) is the settle of the text alone: the same `T'`, blanked blocks, scope,
-    /// splits and verdicts, along a seeded walk of edits (typing, breaks, line breaks, deletions)
+    /// splits and judgements, along a seeded walk of edits (typing, breaks, line breaks, deletions)
     /// through a large tool, some of them reused on both sides of the edit.
     #[test]
     fn a_settle_after_an_edit_is_the_settle_of_the_text() {

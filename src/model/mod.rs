@@ -64,7 +64,7 @@ pub struct Model {
     json: OnceLock<Option<Value>>,
     /// The hint rules' findings: their diagnostics and each process's hint reading.
     pub(crate) validation: crate::hint::validate::Validation,
-    diagnostics: Vec<Diagnostic>,
+    diagnostics: OnceLock<Vec<Diagnostic>>,
     fixes: OnceLock<Vec<fixes::Fix>>,
     /// The local files the steps `run:` and why the `cwl2mcp` export fails, on first use.
     run_files: OnceLock<Vec<(crate::cwl::refs::Reference, std::path::PathBuf)>>,
@@ -140,7 +140,7 @@ impl Model {
             &settings,
             &context,
         );
-        let mut model = Model {
+        Model {
             snapshot,
             settings,
             context,
@@ -148,15 +148,13 @@ impl Model {
             entries: (0..count).map(|_| OnceLock::new()).collect(),
             json: OnceLock::new(),
             validation,
-            diagnostics: Vec::new(),
+            diagnostics: OnceLock::new(),
             fixes: OnceLock::new(),
             run_files: OnceLock::new(),
             export_failures: OnceLock::new(),
             outline: std::sync::Mutex::new(None),
             indent_unit: OnceLock::new(),
-        };
-        model.diagnostics = analysis::diagnostics(&model);
-        model
+        }
     }
 
     /// A model of `text` parsed from scratch (the CLI, tests).
@@ -198,9 +196,17 @@ impl Model {
         self.parsed.borrow_dependent()
     }
 
-    /// The document's own diagnostics, sorted by position, each once.
+    /// The document's own diagnostics, sorted by position, each once: computed on first read
+    /// (the server reads them right after building the model, on the analysis thread, so
+    /// that a request arriving meanwhile, such as a completion after a keystroke, is answered
+    /// from the model without waiting for them).
     pub fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
+        self.diagnostics.get_or_init(|| analysis::diagnostics(self))
+    }
+
+    /// Whether [`Model::diagnostics`] are computed already.
+    pub fn has_diagnostics(&self) -> bool {
+        self.diagnostics.get().is_some()
     }
 
     /// Whether the current text has YAML syntax errors.
@@ -321,7 +327,7 @@ impl Model {
         // A `run:` target that cannot be loaded fails the whole document, as the exporter's
         // load (and cwltool's) does.
         let missing: Vec<Reason> = self
-            .diagnostics
+            .diagnostics()
             .iter()
             .filter(|d| d.code == Code::RunTargetMissing)
             .chain(linked)

@@ -168,7 +168,7 @@ impl Backend {
         let job = lock(&self.state)
             .job(uri, generation)
             .ok_or_else(|| invalid_params(format!("unknown document: {}", uri.as_str())))?;
-        analyse(&self.state, &self.session, job).await
+        analyse(&self.state, &self.session, job, false).await
     }
 
     /// The model of an open document and `position` as a byte offset. An unknown document or
@@ -836,7 +836,7 @@ impl LanguageServer for Backend {
             .job(&uri, generation)
             .ok_or_else(|| invalid_params(format!("unknown document: {}", uri.as_str())))?;
         let key = job.key;
-        let analysed = analyse(&self.state, &self.session, job).await?;
+        let analysed = analyse(&self.state, &self.session, job, true).await?;
         let others = refresh_served(&self.state, &self.session, &uri).await;
         let encoding = self.encoding();
         let model = analysed.model;

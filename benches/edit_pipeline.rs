@@ -83,6 +83,8 @@ fn measured(snap: cwl_mcp_lsp::document::Snapshot, settings: &Settings, context:
 }
 
 fn main() {
+    // The server's allocator settings, so that large blocks are reused as they are there.
+    cwl_mcp_lsp::server::tune_malloc();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     let iterations: usize = std::env::var("CWL_MCP_BENCH_ITERS")
         .ok()

@@ -92,8 +92,8 @@ impl Renderer<'_, '_> {
         with_defaults: bool,
     ) -> Result<Parted, (Abort, Vec<PathSeg>)> {
         let doc = self.env.loader.document_source();
-        let mut properties = Entries::default();
-        let mut required = Vec::new();
+        let mut properties = Entries::with_capacity_and_hasher(params.len(), Default::default());
+        let mut required = Vec::with_capacity(params.len());
         let memo_prefix = self
             .env
             .memo_env

@@ -83,10 +83,10 @@ pub fn parameters_schema(
     has_id: bool,
     problems: &mut Vec<Problem>,
 ) -> Result<Parted, (Abort, Vec<PathSeg>)> {
-    let mut properties = Entries::default();
+    let mut properties = Entries::with_capacity_and_hasher(params.len(), Default::default());
     // Each key's schema and its reference.
     let mut defs: IndexMap<String, (Arc<Part>, Arc<Part>)> = IndexMap::new();
-    let mut required: Vec<Value> = Vec::new();
+    let mut required: Vec<Value> = Vec::with_capacity(params.len());
     let mut r = Renderer {
         env,
         stack: Vec::new(),

@@ -67,7 +67,9 @@ impl Base {
 
 /// The text after the last `/` or `#`.
 pub fn local_name(s: &str) -> &str {
-    let cut = s.rfind(['/', '#']).map(|i| i + 1).unwrap_or(0);
+    // Bytes, not chars: both are ASCII, so the cut is at a character boundary (a search by
+    // char decoded every id, 2,800 of them per keystroke in a 50,000-line tool).
+    let cut = memchr::memrchr2(b'/', b'#', s.as_bytes()).map_or(0, |i| i + 1);
     &s[cut..]
 }
 

@@ -896,7 +896,7 @@ pub struct Settled {
     /// Where libyaml can be asked about the text ([`VerdictScope`]).
     pub scope: Option<VerdictScope>,
     /// What was split and asked to settle it, for the next version's [`Prior`].
-    pub splits: Splits,
+    pub splits: Arc<Splits>,
 }
 
 /// A block or entry of a settled text whose text, parsed alone, has an error: its value is
@@ -987,7 +987,7 @@ pub fn settle_after(
 
 /// `settled` with what `split` split and asked to settle it.
 fn with_splits(mut settled: (Tree, Settled), split: Splitter<'_>) -> (Tree, Settled) {
-    settled.1.splits = split.finish();
+    settled.1.splits = Arc::new(split.finish());
     settled
 }
 
@@ -1039,7 +1039,7 @@ fn settle_blanked(
             valid,
             blanks,
             scope,
-            splits: Splits::default(),
+            splits: Arc::default(),
         },
     ))
 }

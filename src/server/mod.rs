@@ -83,7 +83,7 @@ fn mark_input_done() {
 /// a small document thus crosses two thread hand-overs (input, output) instead of about
 /// seven (docs/decisions.md, "One thread for the protocol").
 pub fn run_stdio() -> i32 {
-    limit_malloc_arenas();
+    tune_malloc();
     let protocol = std::thread::Builder::new()
         .name("protocol".into())
         .stack_size(crate::base::ANALYSIS_STACK_BYTES)
@@ -196,20 +196,35 @@ fn serve_stdio() -> i32 {
 /// threads, the peak RSS with the 50,000-line benchmark document open grew from 68 MB after
 /// `didOpen` to 108 MB after ten edits. One arena keeps it at 72 MB (docs/performance.md).
 /// The server does one analysis at a time, so the shared arena's lock is not contended.
+///
+/// Blocks from 128 KiB up are first given their own `mmap`, and the threshold then follows
+/// the size of the last such block freed: a 50,000-line text (2.3 MB, one per version, and
+/// `T'` for a broken one) whose length goes up and down by a byte as the user types and
+/// deletes was mapped afresh on some keystrokes and not others, depending on which was freed
+/// last, and each fresh mapping faults in its 570 pages (about 1 ms per keystroke, in one
+/// run of the benchmark in three). A fixed threshold of 32 MiB, and a trim threshold of
+/// 64 MiB, keep such blocks in the heap, reused from one version to the next.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn limit_malloc_arenas() {
+pub fn tune_malloc() {
+    const M_TRIM_THRESHOLD: std::ffi::c_int = -1;
+    const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
     const M_ARENA_MAX: std::ffi::c_int = -8;
     unsafe extern "C" {
         fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
     }
     // SAFETY: `mallopt` only sets an allocator parameter; it is called before any other
-    // thread exists. An explicit MALLOC_ARENA_MAX in the environment wins.
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
-        unsafe {
-            mallopt(M_ARENA_MAX, 1);
+    // thread exists. An explicit setting in the environment wins.
+    let set = |param, value, env: &str| {
+        if std::env::var_os(env).is_none() {
+            unsafe {
+                mallopt(param, value);
+            }
         }
-    }
+    };
+    set(M_ARENA_MAX, 1, "MALLOC_ARENA_MAX");
+    set(M_MMAP_THRESHOLD, 32 << 20, "MALLOC_MMAP_THRESHOLD_");
+    set(M_TRIM_THRESHOLD, 64 << 20, "MALLOC_TRIM_THRESHOLD_");
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn limit_malloc_arenas() {}
+pub fn tune_malloc() {}

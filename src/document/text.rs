@@ -414,6 +414,13 @@ impl Document {
                 .filter(|at| at.text == made.base)?
                 .then(edit, good_text.len(), text.len())
         });
+        if let Some(d) = &known {
+            let (t, g) = (text.as_bytes(), good_text.as_bytes());
+            debug_assert!(
+                t[..d.start] == g[..d.start] && t[d.new_end..] == g[d.old_end..],
+                "the texts differ only where `Differs` says"
+            );
+        }
         known.or_else(|| difference(good_text, text).as_ref().map(Differs::of))
     }
 

@@ -445,48 +445,9 @@ impl<'a> Splitter<'a> {
         );
         self.made
     }
-}
 
-/// What step 3 says of a part: not in `S`; in `S`, with the edit that blanks its value (or
-/// the whole of a keyless entry); or the fresh parse (an item without its `-`).
-#[derive(Clone, Debug, PartialEq)]
-enum Judged {
-    Kept,
-    Blank(InputEdit),
-    Fresh,
-}
-
-/// [`Judged`] of `part`, read from `text`.
-fn judged(text: &str, part: &Block, parser: &mut Parser) -> Judged {
-    // An entry of a mapping whose first line is no `key:` (a key being typed) is broken where
-    // it stands, though alone it may read as a valid scalar: it is blanked whole.
-    let value = value_of(text, part);
-    let keyless = value.is_none() && part.dash.is_none();
-    if !keyless && !broken_alone(&text[part.bytes.clone()], parser) {
-        return Judged::Kept;
-    }
-    match value {
-        Some(value) => Judged::Blank(value),
-        None if keyless => Judged::Blank(whole_of(part)),
-        None => Judged::Fresh,
-    }
-}
-
-/// The top-level blocks of `text`, in order. The bytes before the first block (comments, a
-/// `#!` line) belong to none.
-#[cfg(test)]
-fn blocks(text: &str) -> Vec<Block> {
-    Splitter::default().blocks(text)
-}
-
-/// [`Splitter::entries`] without a version before.
-#[cfg(test)]
-fn entries(text: &str, block: &Block) -> Option<Vec<Block>> {
-    Splitter::default().entries(text, block)
-}
-
-impl Splitter<'_> {
-    /// [`blocks`].
+    /// The top-level blocks of `text`, in order. The bytes before the first block (comments,
+    /// a `#!` line) belong to none.
     fn blocks(&mut self, text: &str) -> Vec<Block> {
         self.split(text, 0..text.len(), 0, 0, false)
     }
@@ -532,6 +493,46 @@ impl Splitter<'_> {
             }
         }
         None
+    }
+
+    /// The parts of `block` whose verdicts step 3 asks for, in text order: the block itself when
+    /// it is smaller than [`KEPT_BLOCK`], else its entries, split again while an entry is that
+    /// large.
+    fn asked_of(&mut self, text: &str, block: &Block, out: &mut Vec<Block>) {
+        if block.bytes.len() < KEPT_BLOCK {
+            out.push(block.clone());
+            return;
+        }
+        let entries = self.entries(text, block).unwrap_or_default();
+        out.reserve(entries.len());
+        for entry in &entries {
+            self.asked_of(text, entry, out);
+        }
+    }
+}
+
+/// What step 3 says of a part: not in `S`; in `S`, with the edit that blanks its value (or
+/// the whole of a keyless entry); or the fresh parse (an item without its `-`).
+#[derive(Clone, Debug, PartialEq)]
+enum Judged {
+    Kept,
+    Blank(InputEdit),
+    Fresh,
+}
+
+/// [`Judged`] of `part`, read from `text`.
+fn judged(text: &str, part: &Block, parser: &mut Parser) -> Judged {
+    // An entry of a mapping whose first line is no `key:` (a key being typed) is broken where
+    // it stands, though alone it may read as a valid scalar: it is blanked whole.
+    let value = value_of(text, part);
+    let keyless = value.is_none() && part.dash.is_none();
+    if !keyless && !broken_alone(&text[part.bytes.clone()], parser) {
+        return Judged::Kept;
+    }
+    match value {
+        Some(value) => Judged::Blank(value),
+        None if keyless => Judged::Blank(whole_of(part)),
+        None => Judged::Fresh,
     }
 }
 
@@ -627,23 +628,6 @@ fn whole_of(block: &Block) -> InputEdit {
         start_position: block.start,
         old_end_position: block.end,
         new_end_position: block.end,
-    }
-}
-
-/// The parts of `block` whose verdicts step 3 asks for, in text order: the block itself when
-/// it is smaller than [`KEPT_BLOCK`], else its entries, split again while an entry is that
-/// large.
-impl Splitter<'_> {
-    fn asked_of(&mut self, text: &str, block: &Block, out: &mut Vec<Block>) {
-        if block.bytes.len() < KEPT_BLOCK {
-            out.push(block.clone());
-            return;
-        }
-        let entries = self.entries(text, block).unwrap_or_default();
-        out.reserve(entries.len());
-        for entry in &entries {
-            self.asked_of(text, entry, out);
-        }
     }
 }
 
@@ -1048,6 +1032,16 @@ fn settle_blanked(
 mod tests {
     use super::*;
     use crate::document::grammar;
+
+    /// [`Splitter::blocks`] without a version before.
+    fn blocks(text: &str) -> Vec<Block> {
+        Splitter::default().blocks(text)
+    }
+
+    /// [`Splitter::entries`] without a version before.
+    fn entries(text: &str, block: &Block) -> Option<Vec<Block>> {
+        Splitter::default().entries(text, block)
+    }
 
     fn big_inputs(n: usize) -> String {
         let mut t = String::from("inputs:\n");

@@ -402,9 +402,6 @@ impl Document {
     /// the two texts (a scan of the whole text).
     fn differs(&self, good_text: &Arc<str>, made: Option<&Made>) -> Option<Differs> {
         let text = &self.text;
-        if text.len() == good_text.len() && **text == **good_text {
-            return None;
-        }
         let known = made.and_then(|made| {
             let edit = made.edit.as_ref()?;
             if made.base == text_id(good_text) {
@@ -414,14 +411,19 @@ impl Document {
                 .filter(|at| at.text == made.base)?
                 .then(edit, good_text.len(), text.len())
         });
-        if let Some(d) = &known {
-            let (t, g) = (text.as_bytes(), good_text.as_bytes());
-            debug_assert!(
-                t[..d.start] == g[..d.start] && t[d.new_end..] == g[d.old_end..],
-                "the texts differ only where `Differs` says"
-            );
+        match known {
+            Some(d) => {
+                let (t, g) = (text.as_bytes(), good_text.as_bytes());
+                debug_assert!(
+                    t[..d.start] == g[..d.start] && t[d.new_end..] == g[d.old_end..],
+                    "the texts differ only where `Differs` says"
+                );
+                // The texts are the same when they are inside that span too (the break undone).
+                (t[d.start..d.new_end] != g[d.start..d.old_end]).then_some(d)
+            }
+            // `None` when they are the same.
+            None => difference(good_text, text).as_ref().map(Differs::of),
         }
-        known.or_else(|| difference(good_text, text).as_ref().map(Differs::of))
     }
 
     /// `good` edited to stand for the text where it differs from `good_text` (`differs`), as

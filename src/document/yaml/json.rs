@@ -38,7 +38,9 @@ impl Node {
         *budget -= 1;
         Some(match &self.kind {
             Kind::Map { pairs, .. } => {
-                let mut map = serde_json::Map::new();
+                // Sized: a map grown by inserts keeps up to twice the entries it holds
+                // (every input's JSON form is kept with its memo, issue 14).
+                let mut map = serde_json::Map::with_capacity(pairs.len());
                 for pair in pairs {
                     let key = match pair.key.resolve() {
                         Some(Resolved::Str(s)) => s.to_string(),

@@ -326,6 +326,64 @@ async fn a_flood_of_changes_publishes_the_latest_version_once_and_never_a_stale_
     c.shutdown().await;
 }
 
+/// A document between 32 KB and 512 KB is analysed on the protocol task once a version of it
+/// was analysed (`server::scheduler`): a completion sent with each keystroke is answered from
+/// that keystroke's model, the keystroke's diagnostics are published after it, in order, and
+/// a break and its restore are seen in the published diagnostics as in a pull.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_document_analysed_in_place_answers_completion_sent_with_each_keystroke() {
+    let mut c = LspClient::in_process();
+    c.initialize().await;
+    let mut text = DOC.replace("inputs: {}\noutputs: {}\n", "outputs: {}\ninputs:\n");
+    for i in 0..1500 {
+        text.push_str(&format!(
+            "  in_{i}:\n    type: string\n    label: Input {i}.\n    doc: The {i}th input.\n"
+        ));
+    }
+    assert!(
+        (32 << 10..512 << 10).contains(&text.len()),
+        "{}",
+        text.len()
+    );
+    let typed_line = DOC.lines().count() + 4 * 700 + 3; // `    doc: The 700th input.`
+    let break_line = typed_line - 1; // `    label: Input 700.`
+    c.open(URI, &text).await;
+    c.diagnostics(URI, Some(1)).await.unwrap();
+    // The value of `readOnlyHint` (line 10, after `      readOnlyHint: `).
+    let at_value = json!({"textDocument": {"uri": URI}, "position": {"line": 10, "character": 20}});
+    let n = 40;
+    for v in 2..=n {
+        let edit = match v {
+            // A space before `label:` breaks the YAML inside `inputs`; the next edit removes it.
+            30 => insert(break_line as u32, 0, " "),
+            31 => json!([{"range": {"start": {"line": break_line, "character": 0},
+                                    "end": {"line": break_line, "character": 1}}, "text": ""}]),
+            _ => insert(typed_line as u32, 9, "x"),
+        };
+        c.notify("textDocument/didChange", change(URI, v, edit))
+            .await;
+        let res = c.request("textDocument/completion", at_value.clone()).await;
+        let items = res["result"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{v}: {res}"));
+        let labels: Vec<&str> = items.iter().filter_map(|i| i["label"].as_str()).collect();
+        assert!(
+            labels.contains(&"true") && labels.contains(&"false"),
+            "{v}: {labels:?}"
+        );
+        let published = c
+            .diagnostics(URI, Some(v))
+            .await
+            .expect("the keystroke's diagnostics");
+        let diags = published["diagnostics"].as_array().unwrap();
+        let broken = diags.iter().any(|d| d["code"] == "yaml-syntax");
+        assert_eq!(broken, v == 30, "{v}: {published}");
+        let pulled = pull(&mut c, URI).await;
+        assert_eq!(pulled["result"]["items"].as_array(), Some(diags), "{v}");
+    }
+    c.shutdown().await;
+}
+
 /// `$/cancelRequest` for a running pull-diagnostics request: the server answers it (either
 /// the result or RequestCancelled, -32800) and keeps serving; cancelling an unknown id is
 /// harmless.

@@ -102,6 +102,9 @@ pub struct Job {
     pub key: (i32, u64),
     /// Set when the document already has a cache entry for `key`.
     pub cached: Option<Cached>,
+    /// Whether a version before this one was analysed (its sections are in the memos: this
+    /// analysis reads what the edits changed, [`crate::document::yaml::memo`]).
+    pub edited: bool,
 }
 
 impl State {
@@ -120,6 +123,7 @@ impl State {
                 .as_ref()
                 .filter(|(k, _)| *k == key)
                 .map(|(_, c)| c.clone()),
+            edited: doc.cached.as_ref().is_some_and(|(k, _)| k.0 != key.0),
         })
     }
 

@@ -16,12 +16,14 @@
 //! `CWL_MCP_BENCH_GAP_MS` (idle milliseconds before each edit, default 0: the harness leaves
 //! 5 ms between edits, and after such a gap the same work takes up to twice as long on the
 //! 2-core machine as in a tight loop, see bench/notes.md).
+mod common;
+
 use std::time::{Duration, Instant};
 
 use cwl_mcp_lsp::base::DocumentContext;
 use cwl_mcp_lsp::base::settings::Settings;
 use cwl_mcp_lsp::document::yaml::YamlDoc;
-use cwl_mcp_lsp::document::{Change, Document, Encoding, Position};
+use cwl_mcp_lsp::document::{Change, Document, Encoding};
 use cwl_mcp_lsp::model::Model;
 
 fn stats(mut xs: Vec<Duration>) -> String {
@@ -56,17 +58,6 @@ fn wanted(var: &str, item: &str) -> bool {
         .is_none_or(|s| s.split(',').any(|x| x == item))
 }
 
-fn change_of(edit: &serde_json::Value) -> Change {
-    let at = |i: usize| {
-        let p = &edit["range"][i];
-        Position::new(p[0].as_u64().unwrap() as u32, p[1].as_u64().unwrap() as u32)
-    };
-    Change {
-        range: Some((at(0), at(1))),
-        text: edit["text"].as_str().unwrap().to_string(),
-    }
-}
-
 /// A timed edit applied, with its reparse: a function of its own, so that
 /// `valgrind --tool=callgrind --toggle-collect='*measured*'` counts those edits only.
 #[inline(never)]
@@ -85,7 +76,6 @@ fn measured(snap: cwl_mcp_lsp::document::Snapshot, settings: &Settings, context:
 fn main() {
     // The server's allocator settings, so that large blocks are reused as they are there.
     cwl_mcp_lsp::server::tune_malloc();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     let iterations: usize = std::env::var("CWL_MCP_BENCH_ITERS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -110,19 +100,10 @@ fn main() {
             if !wanted("CWL_MCP_BENCH_PLACEMENTS", placement) {
                 continue;
             }
-            let path = dir.join(format!("tool_{size}_{placement}.cwl"));
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                // `bench/run.py` writes the files (`PLACEMENT_ARGS`: how each is generated).
-                eprintln!(
-                    "SKIPPED {}: run `python3 bench/run.py --quick` first",
-                    path.display()
-                );
+            let Some((path, text, pos)) = common::generated(&format!("tool_{size}_{placement}"))
+            else {
                 continue;
             };
-            let pos: serde_json::Value = serde_json::from_str(
-                &std::fs::read_to_string(format!("{}.pos.json", path.display())).unwrap(),
-            )
-            .unwrap();
             let name = format!("{size:>6} {placement:<6}");
             let settings = Settings::default();
             let context = DocumentContext::from_path(&path);
@@ -167,7 +148,7 @@ fn main() {
                     version += 1;
                     let edit = &edits[k % edits.len()];
                     let row = edit["row"].as_str().unwrap_or(site).to_string();
-                    let change = change_of(edit);
+                    let change = common::change_of(edit);
                     if !gap.is_zero() {
                         std::thread::sleep(gap);
                     }

@@ -11,9 +11,11 @@
 //! `heaptrack <binary>`), the whole sequence takes seconds, where the server under heaptrack
 //! stalled through the harness's edits (bench/notes.md): what is alive at the peak, by where
 //! it was allocated.
+mod common;
+
 use cwl_mcp_lsp::base::DocumentContext;
 use cwl_mcp_lsp::base::settings::Settings;
-use cwl_mcp_lsp::document::{Change, Document, Encoding, Position};
+use cwl_mcp_lsp::document::{Document, Encoding};
 use cwl_mcp_lsp::model::Model;
 
 /// glibc's `struct mallinfo2`, whole for its layout (two fields are read).
@@ -54,20 +56,10 @@ fn in_use() -> f64 {
 
 fn main() {
     cwl_mcp_lsp::server::tune_malloc();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     let name = std::env::var("CWL_MCP_BENCH_FILE").unwrap_or("tool_50000_top".into());
-    let path = dir.join(format!("{name}.cwl"));
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!(
-            "SKIPPED {}: run `python3 bench/run.py --quick` first",
-            path.display()
-        );
+    let Some((path, text, pos)) = common::generated(&name) else {
         return;
     };
-    let pos: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(format!("{}.pos.json", path.display())).unwrap(),
-    )
-    .unwrap();
     let settings = Settings::default();
     let context = DocumentContext::from_path(&path);
     let start = in_use();
@@ -107,14 +99,7 @@ fn main() {
         let mut site_peak: f64 = 0.0;
         for edit in edits.as_array().unwrap() {
             version += 1;
-            let at = |i: usize| {
-                let p = &edit["range"][i];
-                Position::new(p[0].as_u64().unwrap() as u32, p[1].as_u64().unwrap() as u32)
-            };
-            let change = Change {
-                range: Some((at(0), at(1))),
-                text: edit["text"].as_str().unwrap().to_string(),
-            };
+            let change = common::change_of(edit);
             doc.apply_changes(&[change], version, Encoding::Utf16)
                 .unwrap();
             let next = Model::new(doc.snapshot(), settings.clone(), context.clone());

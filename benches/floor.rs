@@ -18,19 +18,9 @@
 use std::time::Instant;
 
 use cwl_mcp_lsp::document::grammar;
+use cwl_mcp_lsp::document::position::ts_point_in;
 use serde_json::{Value, json};
-use tree_sitter::{InputEdit, Point, Tree};
-
-fn point_at(text: &str, byte: usize) -> Point {
-    let before = &text.as_bytes()[..byte];
-    let row = before.iter().filter(|&&b| b == b'\n').count();
-    let column = byte
-        - before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-    Point::new(row, column)
-}
+use tree_sitter::{InputEdit, Tree};
 
 fn status_kb(field: &str) -> Option<f64> {
     std::fs::read_to_string("/proc/self/status")
@@ -76,11 +66,11 @@ fn parse_floor(spec_path: &str) {
                     let new = e["text"].as_str().expect("text");
                     // Positions are computed outside the timed part: the server gets them from
                     // its rope; tree-sitter's own work is the edit and the reparse.
-                    let start_position = point_at(&text, start);
-                    let old_end_position = point_at(&text, end);
+                    let start_position = ts_point_in(text.as_bytes(), start);
+                    let old_end_position = ts_point_in(text.as_bytes(), end);
                     text.replace_range(start..end, new);
                     let new_end = start + new.len();
-                    let new_end_position = point_at(&text, new_end);
+                    let new_end_position = ts_point_in(text.as_bytes(), new_end);
                     let edit = InputEdit {
                         start_byte: start,
                         old_end_byte: end,

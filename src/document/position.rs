@@ -163,17 +163,31 @@ impl LineIndex {
     pub fn ts_point(&self, byte: usize, text_has_lone_cr: bool, text: &str) -> tree_sitter::Point {
         let byte = byte.min(text.len());
         if text_has_lone_cr {
-            let before = &text.as_bytes()[..byte];
-            let row = before.iter().filter(|&&b| b == b'\n').count();
-            let line_start = before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-            return tree_sitter::Point::new(row, byte - line_start);
+            return ts_point_in(text.as_bytes(), byte);
         }
         let char_idx = self.rope.byte_to_char(byte);
         let line = self.rope.char_to_line(char_idx);
         tree_sitter::Point::new(line, byte - self.rope.line_to_byte(line))
+    }
+}
+
+/// The tree-sitter point (row, byte column) of `byte` in `text`, counting rows at `\n` only as
+/// tree-sitter does: a scan of the text before it.
+pub fn ts_point_in(text: &[u8], byte: usize) -> tree_sitter::Point {
+    let before = &text[..byte];
+    let row = memchr::memchr_iter(b'\n', before).count();
+    let column = byte - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    tree_sitter::Point::new(row, column)
+}
+
+/// The tree-sitter point after `span`, which starts at `start`: a scan of the span alone.
+pub fn ts_point_after(start: tree_sitter::Point, span: &[u8]) -> tree_sitter::Point {
+    match memchr::memrchr(b'\n', span) {
+        Some(last) => tree_sitter::Point::new(
+            start.row + memchr::memchr_iter(b'\n', span).count(),
+            span.len() - last - 1,
+        ),
+        None => tree_sitter::Point::new(start.row, start.column + span.len()),
     }
 }
 
@@ -191,6 +205,24 @@ mod tests {
     use super::*;
 
     const TEXT: &str = "a: é\r\nb: 日本\r\nc: 😀x\n\nd";
+
+    /// The point after a span is the point of its end, for every span of the text; both are
+    /// the rope's where the text has no lone `\r`.
+    #[test]
+    fn the_point_after_a_span_is_the_point_of_its_end() {
+        let bytes = TEXT.as_bytes();
+        let index = LineIndex::from_text(TEXT);
+        for start in 0..=bytes.len() {
+            let at = ts_point_in(bytes, start);
+            assert_eq!(at, index.ts_point(start, false, TEXT), "{start}");
+            for end in start..=bytes.len() {
+                assert_eq!(
+                    ts_point_after(at, &bytes[start..end]),
+                    ts_point_in(bytes, end)
+                );
+            }
+        }
+    }
 
     #[test]
     fn positions_in_each_encoding_on_non_ascii_and_crlf() {

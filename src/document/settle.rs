@@ -66,6 +66,7 @@ use std::sync::Arc;
 
 use tree_sitter::{InputEdit, Parser, Point, Tree};
 
+use super::position::{ts_point_after, ts_point_in};
 use crate::base::text_hash;
 
 /// Blocks at least this large are kept as parsed or split into their entries (never blanked,
@@ -679,13 +680,6 @@ impl Warming {
 }
 
 /// The point of `byte` in `text`, as tree-sitter counts them (rows end at `\n`).
-fn point_at(text: &[u8], byte: usize) -> Point {
-    let before = &text[..byte];
-    let row = memchr::memchr_iter(b'\n', before).count();
-    let column = byte - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
-    Point::new(row, column)
-}
-
 /// The one edit that turns `old` into `new`: their common prefix and suffix kept, at
 /// character boundaries; `None` when they are equal.
 pub fn difference(old: &str, new: &str) -> Option<InputEdit> {
@@ -718,17 +712,8 @@ pub fn difference(old: &str, new: &str) -> Option<InputEdit> {
         suffix -= 1;
     }
     let (old_end, new_end) = (a.len() - suffix, b.len() - suffix);
-    let start_position = point_at(b, prefix);
-    let end_of = |text: &[u8], end: usize| {
-        let middle = &text[prefix..end];
-        match memchr::memrchr(b'\n', middle) {
-            Some(last) => Point::new(
-                start_position.row + memchr::memchr_iter(b'\n', middle).count(),
-                end - (prefix + last + 1),
-            ),
-            None => Point::new(start_position.row, start_position.column + (end - prefix)),
-        }
-    };
+    let start_position = ts_point_in(b, prefix);
+    let end_of = |text: &[u8], end: usize| ts_point_after(start_position, &text[prefix..end]);
     Some(InputEdit {
         start_byte: prefix,
         old_end_byte: old_end,

@@ -2,11 +2,11 @@
 use std::sync::Arc;
 
 use ropey::Rope;
-use tree_sitter::{InputEdit, Point, Tree};
+use tree_sitter::{InputEdit, Tree};
 
 use super::grammar;
 use super::interior::keeps_tree;
-use super::position::{Encoding, LineIndex, OutOfRange, Position, has_lone_cr};
+use super::position::{Encoding, LineIndex, OutOfRange, Position, has_lone_cr, ts_point_after};
 use super::settle::{Prior, Settled, Splits, difference, is_broken, settle, settle_after};
 
 /// One change of `textDocument/didChange`: a range (or the whole text) and its replacement.
@@ -435,14 +435,8 @@ impl Document {
             let start_position = index.ts_point(d.start, self.lone_cr, &self.text);
             let new_end_position = index.ts_point(d.new_end, self.lone_cr, &self.text);
             // `good_text` and the text agree before `start`: its point is the same in both.
-            let old = &good_text.as_bytes()[d.start..d.old_end];
-            let old_end_position = match memchr::memrchr(b'\n', old) {
-                Some(last) => Point::new(
-                    start_position.row + memchr::memchr_iter(b'\n', old).count(),
-                    old.len() - last - 1,
-                ),
-                None => Point::new(start_position.row, start_position.column + old.len()),
-            };
+            let old_end_position =
+                ts_point_after(start_position, &good_text.as_bytes()[d.start..d.old_end]);
             tree.edit(&InputEdit {
                 start_byte: d.start,
                 old_end_byte: d.old_end,

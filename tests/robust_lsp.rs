@@ -349,8 +349,11 @@ async fn an_edited_document_analysed_in_place_answers_completion_sent_with_each_
     let break_line = typed_line - 1; // `    label: Input 700.`
     c.open(URI, &text).await;
     c.diagnostics(URI, Some(1)).await.unwrap();
-    // The value of `readOnlyHint` (line 10, after `      readOnlyHint: `).
+    // The value of `readOnlyHint` (line 10, after `      readOnlyHint: `), typed on too: the
+    // items replace the word under the cursor, so their range says which version answered
+    // (an answer from the version before would end one character off).
     let at_value = json!({"textDocument": {"uri": URI}, "position": {"line": 10, "character": 20}});
+    let mut value = String::from("yes");
     let n = 40;
     for v in 2..=n {
         let edit = match v {
@@ -358,6 +361,16 @@ async fn an_edited_document_analysed_in_place_answers_completion_sent_with_each_
             30 => insert(break_line as u32, 0, " "),
             31 => json!([{"range": {"start": {"line": break_line, "character": 0},
                                     "end": {"line": break_line, "character": 1}}, "text": ""}]),
+            // `yes` <-> `yess`, at the cursor's word.
+            _ if v % 3 == 0 && value.len() == 3 => {
+                value.push('s');
+                insert(10, 23, "s")
+            }
+            _ if v % 3 == 0 => {
+                value.pop();
+                json!([{"range": {"start": {"line": 10, "character": 23},
+                                  "end": {"line": 10, "character": 24}}, "text": ""}])
+            }
             _ => insert(typed_line as u32, 9, "x"),
         };
         c.notify("textDocument/didChange", change(URI, v, edit))
@@ -371,6 +384,14 @@ async fn an_edited_document_analysed_in_place_answers_completion_sent_with_each_
             labels.contains(&"true") && labels.contains(&"false"),
             "{v}: {labels:?}"
         );
+        for item in items {
+            let range = &item["textEdit"]["range"];
+            assert_eq!(
+                (&range["start"]["character"], &range["end"]["character"]),
+                (&json!(20), &json!(20 + value.len())),
+                "{v}: {value}: {item}"
+            );
+        }
         let published = c
             .diagnostics(URI, Some(v))
             .await

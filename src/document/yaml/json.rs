@@ -8,8 +8,21 @@ use super::memo::Memo;
 use super::node::{Kind, Node};
 use super::resolve::Resolved;
 
-/// How many values a document's JSON may hold (aliases expanded).
-pub(super) const JSON_BUDGET: usize = 2_000_000;
+/// How many values a document's JSON may hold (aliases expanded), at most.
+const JSON_BUDGET: usize = 2_000_000;
+/// How many values aliases may add to a text's JSON: a text of `n` bytes holds at most about
+/// `n / 2` values of its own (each at least a character and a separator), so a budget of
+/// `n` plus this never refuses a document without aliases, and an alias bomb of a few hundred
+/// bytes stops after this many values (6 MB and a few milliseconds) instead of
+/// [`JSON_BUDGET`] (it cost 250 ms and 270 MB per keystroke).
+const ALIAS_VALUES: usize = 100_000;
+
+/// The node budget of the JSON of a text of `len` bytes (`None`: unknown).
+pub(super) fn budget_for(len: Option<usize>) -> usize {
+    len.map_or(JSON_BUDGET, |n| {
+        JSON_BUDGET.min(n.saturating_add(ALIAS_VALUES))
+    })
+}
 
 impl Node {
     /// Converts to JSON. Aliases are expanded from `anchors`; `budget` bounds the number of
@@ -20,7 +33,7 @@ impl Node {
 
     /// The JSON of a mapping without the given top-level keys.
     pub fn to_json_without(&self, doc: &YamlDoc, skip: &[&str]) -> Option<serde_json::Value> {
-        let mut budget = JSON_BUDGET;
+        let mut budget = budget_for(doc.text().map(str::len));
         self.to_json_depth(doc, &mut budget, 0, skip)
     }
 
@@ -102,11 +115,12 @@ impl Memo {
     pub fn json(&self) -> Option<(&serde_json::Value, usize)> {
         self.json
             .get_or_init(|| {
-                let mut budget = JSON_BUDGET;
+                let start = budget_for(Some(self.text.len()));
+                let mut budget = start;
                 let json = self
                     .node
                     .to_json_depth(&self.view, &mut budget, self.depth, &[])?;
-                Some((json, JSON_BUDGET - budget - 1))
+                Some((json, start - budget - 1))
             })
             .as_ref()
             .map(|(json, nodes)| (json, *nodes))
@@ -115,7 +129,7 @@ impl Memo {
 
 impl YamlDoc {
     pub fn to_json(&self) -> Option<serde_json::Value> {
-        let mut budget = JSON_BUDGET;
+        let mut budget = budget_for(self.text().map(str::len));
         match &self.root {
             Some(root) => root.to_json(self, &mut budget),
             None => Some(serde_json::Value::Null),
@@ -158,5 +172,25 @@ mod tests {
                 .is_none()
         );
         assert_eq!(budget, 0, "stops exactly when the budget is spent");
+    }
+
+    /// Aliases add at most `ALIAS_VALUES` values to a text's own: `bomb(5)`, a text of 400
+    /// bytes whose expansion counts about 136,000 values, is refused (under `JSON_BUDGET` alone it
+    /// was built); a text without aliases is never refused, however many values it holds
+    /// (`[a,a,…]`: one value per two bytes).
+    #[test]
+    fn aliases_add_a_bounded_number_of_values_to_a_text() {
+        let five = YamlDoc::parse(&bomb(5));
+        assert!(five.text().unwrap().len() < 500);
+        assert!(five.to_json().is_none());
+        let mut budget = super::JSON_BUDGET;
+        let root = five.root.as_ref().unwrap();
+        assert!(root.to_json(&five, &mut budget).is_some());
+        let used = super::JSON_BUDGET - budget;
+        assert!((130_000..140_000).contains(&used), "{used}");
+        let n = 300_000;
+        let flat = format!("k: [{}a]\n", "a,".repeat(n - 1));
+        let json = YamlDoc::parse(&flat).to_json().expect("its own values");
+        assert_eq!(json["k"].as_array().unwrap().len(), n);
     }
 }

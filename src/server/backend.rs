@@ -374,6 +374,7 @@ impl LanguageServer for Backend {
                     path,
                     cached: None,
                     warmed: false,
+                    slow: false,
                 },
             );
         }

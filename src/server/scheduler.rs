@@ -39,6 +39,18 @@ const INLINE_BYTES: usize = 32 * 1024;
 /// costs (a completion sent with the keystroke at 5,000 lines, medians of 60, the two binaries
 /// alternated: 0.51 ms handed over, 0.42-0.51 inline, issue 14).
 const INLINE_EDITED_BYTES: usize = 512 * 1024;
+/// ...unless the document's last model took longer than this to build with its diagnostics
+/// (`OpenDocument::slow`): the protocol task answers nothing else meanwhile, and a document
+/// whose analysis is slow (a large paste, aliases expanded to many values) has its next one
+/// on a blocking thread, where it costs the hand-over and no one waits for it.
+const INLINE_COST: Duration = Duration::from_millis(4);
+
+/// Whether the analysis of a text of `len` bytes runs on the protocol task: small texts, and
+/// texts up to [`INLINE_EDITED_BYTES`] of which a version was analysed (`edited`), unless
+/// the last analysis of the document was `slow`.
+fn runs_inline(len: usize, edited: bool, slow: bool) -> bool {
+    !slow && (len <= INLINE_BYTES || (edited && len <= INLINE_EDITED_BYTES))
+}
 
 pub async fn analyse(
     state: &Arc<Mutex<State>>,
@@ -68,33 +80,54 @@ pub async fn analyse(
     }
     let cell = cached.model.clone();
     let settings = cached.settings.clone();
-    let len = job.snapshot.text.len();
-    let inline = len <= INLINE_BYTES || (job.edited && len <= INLINE_EDITED_BYTES);
+    let inline = runs_inline(job.snapshot.text.len(), job.edited, job.slow);
+    let uri = job.uri.clone();
+    // The model and how long its build took (`None`: built by another caller).
     let build = move || {
-        cell.get_or_init(|| Arc::new(Model::new(job.snapshot, settings, job.context)))
-            .clone()
+        let mut took = None;
+        let model = cell
+            .get_or_init(|| {
+                let started = std::time::Instant::now();
+                let model = Arc::new(Model::new(job.snapshot, settings, job.context));
+                took = Some(started.elapsed());
+                model
+            })
+            .clone();
+        (model, took)
     };
     // The model is shared as soon as it is built; with `diagnosed`, its diagnostics are
     // computed next, while a request that needs the model alone (a completion sent with the
     // keystroke) is answered beside them: on a blocking thread, or here after letting the
     // protocol task answer the requests already read.
-    let model = if inline {
-        let model = guarded_inline("analysis", build)?;
+    let diagnose = move |model: &Model, took: &mut Option<Duration>| {
+        if diagnosed && !model.has_diagnostics() {
+            let started = std::time::Instant::now();
+            model.diagnostics();
+            if let Some(took) = took {
+                *took += started.elapsed();
+            }
+        }
+    };
+    let (model, took) = if inline {
+        let (model, mut took) = guarded_inline("analysis", build)?;
         if diagnosed && !model.has_diagnostics() {
             tokio::task::yield_now().await;
-            guarded_inline("analysis", || model.diagnostics().len())?;
+            guarded_inline("analysis", || diagnose(&model, &mut took))?;
         }
-        model
+        (model, took)
     } else {
         guarded("analysis", move || {
-            let model = build();
-            if diagnosed {
-                model.diagnostics();
-            }
-            model
+            let (model, mut took) = build();
+            diagnose(&model, &mut took);
+            (model, took)
         })
         .await?
     };
+    if let Some(took) = took
+        && let Some(doc) = lock(state).docs.get_mut(&uri)
+    {
+        doc.slow = took > INLINE_COST;
+    }
     Ok(Analysed { model, cached })
 }
 
@@ -264,6 +297,39 @@ async fn report_project_files(
     for path in fixed {
         if let Some(uri) = Uri::from_file_path(&path) {
             client.publish_diagnostics(uri, vec![], None).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{INLINE_BYTES, INLINE_EDITED_BYTES, runs_inline};
+
+    /// Where an analysis runs: a small text on the protocol task; a larger one there once a
+    /// version of it was analysed, up to `INLINE_EDITED_BYTES`; any text whose last analysis
+    /// was slow, and any larger text, on a blocking thread.
+    #[test]
+    fn the_protocol_task_analyses_what_is_small_or_edited_and_was_fast() {
+        let large = INLINE_BYTES + 1;
+        let huge = INLINE_EDITED_BYTES + 1;
+        let cases = [
+            // (len, edited, slow) -> inline
+            ((INLINE_BYTES, false, false), true),
+            ((INLINE_BYTES, true, false), true),
+            ((INLINE_BYTES, false, true), false),
+            ((large, false, false), false),
+            ((large, true, false), true),
+            ((large, true, true), false),
+            ((INLINE_EDITED_BYTES, true, false), true),
+            ((huge, true, false), false),
+            ((huge, false, false), false),
+        ];
+        for ((len, edited, slow), inline) in cases {
+            assert_eq!(
+                runs_inline(len, edited, slow),
+                inline,
+                "{len} bytes, edited {edited}, slow {slow}"
+            );
         }
     }
 }

@@ -29,6 +29,9 @@ pub struct OpenDocument {
     /// Whether asking ahead the verdicts a first break would ask of it was started
     /// ([`crate::document::Warming`]: once per open, after its first analysis).
     pub warmed: bool,
+    /// Whether the last model built for it took longer than the protocol task may wait
+    /// (`server::scheduler`): its next analysis runs on a blocking thread, whatever its size.
+    pub slow: bool,
 }
 
 impl OpenDocument {
@@ -105,6 +108,8 @@ pub struct Job {
     /// Whether a version before this one was analysed (its sections are in the memos: this
     /// analysis reads what the edits changed, [`crate::document::yaml::memo`]).
     pub edited: bool,
+    /// [`OpenDocument::slow`].
+    pub slow: bool,
 }
 
 impl State {
@@ -124,6 +129,7 @@ impl State {
                 .filter(|(k, _)| *k == key)
                 .map(|(_, c)| c.clone()),
             edited: doc.cached.as_ref().is_some_and(|(k, _)| k.0 != key.0),
+            slow: doc.slow,
         })
     }
 
@@ -439,6 +445,7 @@ mod tests {
         let mut open = OpenDocument {
             document,
             warmed: false,
+            slow: false,
             context: DocumentContext::default(),
             path: None,
             cached: Some(((1, 0), cached)),

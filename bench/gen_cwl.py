@@ -37,6 +37,9 @@ Sidecar <out>.pos.json holds 0-based LSP positions:
                    input_broken_typing  that space typed, then `quickly ` typed letter by letter
                                   in the input's `doc` while the YAML stays broken (every text
                                   new), deleted at once, then the space deleted
+                   hint_while_input_broken  that space typed, then the annotation edited four
+                                  times (`trux`, `true`, ...) while the YAML stays broken in
+                                  `inputs`, then the space deleted
 --hints-at top puts requirements/hints before inputs (common style);
 --hints-at bottom (default) puts them after outputs (worst case for servers
 that do per-request work proportional to offset).
@@ -243,6 +246,13 @@ def main():
     if a.hints_at == "bottom":
         lines += hints_block(rng, pos, len(lines), n_inputs)
     lines += ["s:author:", "  - class: s:Person", "    s:name: Jane Doe", "s:license: Apache-2.0"]
+    if "input_break" in pos["sites"] and "annotation" in pos["sites"]:
+        # An edit far from a break that stays (the hint while an input is broken): the text then
+        # differs from its last error-free version in two places. The break and its undo count
+        # in their own rows; the space is typed at a line start, so no other edit moves.
+        brk, restore = pos["sites"]["input_break"]
+        hint = [dict(e, row="hint_while_input_broken") for e in pos["sites"]["annotation"]]
+        pos["sites"]["hint_while_input_broken"] = [brk] + hint + hint + [restore]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
     k0 = lines.index("inputs:")

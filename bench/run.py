@@ -71,7 +71,7 @@ RATIO_TARGET = 50.0      # yaml-language-server / ours, every size and edit site
 # and the report rows they produce (the `yaml` site gives two rows: its two edits differ).
 SITE_ORDER = ("annotation", "use_when", "input_doc", "input_default", "input_typing", "input_name",
               "base_command", "base_command_typing", "yaml", "input_break", "input_broken_typing",
-              "new_input_typing")
+              "new_input_typing", "hint_while_input_broken")
 ROWS = (
     ("annotation", "annotation value `true`↔`trux`"),
     ("use_when", "`useWhen` prose"),
@@ -87,6 +87,7 @@ ROWS = (
     ("input_restored", "that space deleted (YAML valid again)"),
     ("input_broken_typing", "a word typed in that input's `doc` while its YAML is broken (every text new)"),
     ("new_input_typing", "a new input's key typed on a line of its own (YAML broken until its colon)"),
+    ("hint_while_input_broken", "the annotation value edited while that input's YAML is broken"),
 )
 
 
@@ -445,16 +446,38 @@ def byte_offset(line_starts, lc):
     return line_starts[lc[0]] + lc[1]  # generated files are ASCII: UTF-16 column = byte column
 
 
+def line_starts(text):
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def byte_edits(text, edits):
+    """The LSP edits of one site as byte edits, each in the text the edits before it made (a
+    break typed on an earlier line moves the bytes of the edits after it, though not their
+    columns)."""
+    starts = line_starts(text)
+    out = []
+    for e in edits:
+        a, b = byte_offset(starts, e["range"][0]), byte_offset(starts, e["range"][1])
+        out.append({"start": a, "end": b, "text": e["text"]})
+        if "\n" in e["text"] or "\n" in text[a:b]:
+            text = text[:a] + e["text"] + text[b:]
+            starts = line_starts(text)
+        else:
+            text = text[:a] + e["text"] + text[b:]
+            delta = len(e["text"]) - (b - a)
+            line = e["range"][0][0]
+            starts[line + 1:] = [x + delta for x in starts[line + 1:]]
+    return out
+
+
 def measure_floor(floor, info, repeats, full_parses):
     text = Path(info["path"]).read_text()
-    starts = [0]
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            starts.append(i + 1)
-    sites = {}
-    for site, edits in info["pos"]["sites"].items():
-        sites[site] = [{"start": byte_offset(starts, e["range"][0]), "end": byte_offset(starts, e["range"][1]),
-                        "text": e["text"]} for e in edits]
+    sites = {site: byte_edits(text, edits) for site, edits in info["pos"]["sites"].items()}
     spec = WORK / (Path(info["path"]).name + ".floor.json")
     spec.write_text(json.dumps({"file": info["path"], "full_parses": full_parses, "repeats": repeats,
                                 "sites": sites}))
@@ -769,7 +792,9 @@ def write_report(path, res, args):
              "typing in a broken input costs), deleted at once, and the space deleted (the break and its "
              "undo count in the two rows before); a new line before that input, `  added_input:` typed on it "
              "one letter at a time (the YAML is broken from the first letter to the colon), and the line "
-             "deleted (all in one row).")
+             "deleted (all in one row); that space typed again, the annotation value edited four times "
+             "(`trux`, `true`, `trux`, `true`) while the YAML stays broken in `inputs`, and the space deleted "
+             "(the break and its undo count in their own rows).")
     L.append("- The client is `bench/run.py` itself: single-threaded, stdio, Content-Length framing; a "
              "message's time is taken when its last byte is read, before JSON decoding. It declares push "
              "diagnostics (no `textDocument.diagnostic`) and no dynamic registration; both servers get the "

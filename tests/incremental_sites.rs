@@ -7,7 +7,8 @@
 //! `]` of `baseCommand` deleted then
 //! restored (YAML broken, then valid), a space typed at the start of an input's line then
 //! deleted (YAML broken inside `inputs`, then valid), a word typed in that input while it is
-//! broken, a new input's key typed letter by letter (broken until its colon), an input named
+//! broken, edits in the hint and in `baseCommand` while that input stays broken, a new
+//! input's key typed letter by letter (broken until its colon), an input named
 //! without a value, and a line break typed near the top
 //! (every later row moves); with the hint near the top and at the end, under both profiles,
 //! and in a tool whose inputs are a list (`- id: name`).
@@ -263,6 +264,41 @@ fn sites(text: &str, list: bool) -> Vec<(&'static str, Vec<Edit>)> {
             });
             edits
         }),
+        // The same break, then edits far from it while it stays broken (the annotation value,
+        // `useWhen` prose, `baseCommand`: before or after the break, with the hint near the
+        // top or at the end), then the break undone: the text differs from the last
+        // error-free one in two places.
+        ("editing_elsewhere_while_an_input_is_broken", {
+            let line = input + text[input..].find('\n').unwrap() + 1;
+            // A position of the original text while the break's space is in.
+            let moved = |p: usize| if p >= line { p + 1 } else { p };
+            let mut edits = vec![Edit {
+                start: line,
+                end: line,
+                new: " ",
+            }];
+            for (p, old, new) in [
+                (annotation, 1, "x"),
+                (annotation, 1, "e"),
+                (use_when, 0, "x"),
+                (base, 0, "x"),
+                // `baseCommand` is above the hint: its `x` is deleted first.
+                (base, 1, ""),
+                (use_when, 1, ""),
+            ] {
+                edits.push(Edit {
+                    start: moved(p),
+                    end: moved(p) + old,
+                    new,
+                });
+            }
+            edits.push(Edit {
+                start: line,
+                end: line + 1,
+                new: "",
+            });
+            edits
+        }),
         // An input named, its value not typed yet (a null among the deferred entries).
         (
             "new_input_without_a_value",
@@ -447,7 +483,9 @@ fn check_sites(hint_at_top: bool, list: bool, profile: Profile) {
                     assert!(salvaged >= 100, "{what}: {salvaged} values salvaged");
                 }
                 let broken = match site {
-                    "typing_in_a_broken_input" => k + 1 < edits.len(),
+                    "typing_in_a_broken_input" | "editing_elsewhere_while_an_input_is_broken" => {
+                        k + 1 < edits.len()
+                    }
                     "new_input_key_typing" => libyaml::verdict(&text).is_err(),
                     _ => site.starts_with("yaml") && k == 0,
                 };

@@ -299,6 +299,7 @@ impl Document {
         let mut made = Some(Made {
             base: text_id(&base),
             edit: None,
+            each: Vec::with_capacity(changes.len()),
             splits: self.settled.as_ref().map(|s| s.splits.clone()),
         });
         let one = changes.len() == 1;
@@ -325,6 +326,7 @@ impl Document {
                     let (next, edit) = self.edit_bytes(current, a, b, &change.text);
                     if let Some(made) = &mut made {
                         made.edit = one.then_some(edit);
+                        made.each.push(edit);
                     }
                     edited = Some(next);
                 }
@@ -396,21 +398,36 @@ impl Document {
         self.reparse_then(|| {}, None);
     }
 
-    /// Where the text differs from `good_text` (`None`: nowhere): from the one edit that
-    /// made the text of the version before when that version's text is `good_text`, or with
+    /// Where the text differs from `good_text` (`None`: nowhere): from the edits that made
+    /// the text of the version before, one by one (several changes far apart in one
+    /// notification stay apart), when that version's text is `good_text` or with
     /// [`Document::good_at`], what made that version's text of it; else the difference of
     /// the two texts (a scan of the whole text).
     fn differs(&self, good_text: &Arc<str>, made: Option<&Made>) -> Option<Differs> {
         let text = &self.text;
         let known = made.and_then(|made| {
-            let edit = made.edit.as_ref()?;
-            if made.base == text_id(good_text) {
-                return Some(Differs::of(edit));
-            }
-            self.good_at
-                .clone()
-                .filter(|at| at.text == made.base)?
-                .then(edit, good_text.len(), text.len())
+            let (first, rest) = made.each.split_first()?;
+            // The length of the text after each edit, from the version before's.
+            let grown: isize = (made.each.iter())
+                .map(|e| e.new_end_byte as isize - e.old_end_byte as isize)
+                .sum();
+            let mut len = usize::try_from(text.len() as isize - grown).ok()?;
+            let mut after = |e: &InputEdit| {
+                len = (len + e.new_end_byte).checked_sub(e.old_end_byte)?;
+                Some(len)
+            };
+            let start = if made.base == text_id(good_text) {
+                after(first)?;
+                Differs::of(first)
+            } else {
+                let len = after(first)?;
+                self.good_at
+                    .clone()
+                    .filter(|at| at.text == made.base)?
+                    .then(first, good_text.len(), len)?
+            };
+            rest.iter()
+                .try_fold(start, |d, e| d.then(e, good_text.len(), after(e)?))
         });
         match known {
             Some(mut d) => {
@@ -550,6 +567,8 @@ impl Document {
 struct Made {
     base: usize,
     edit: Option<InputEdit>,
+    /// Each change's edit, in order (each in the text the ones before it made).
+    each: Vec<InputEdit>,
     splits: Option<Arc<Splits>>,
 }
 
@@ -684,6 +703,77 @@ fn concat(parts: &[&str]) -> Arc<str> {
 mod tests {
     use super::super::tree_nodes;
     use super::*;
+
+    /// While an input stays broken, one notification with two changes far apart (the top of
+    /// the file and its end) keeps three spans where the text differs from the last
+    /// error-free one, not one from the first change to the last; the tree is a fresh
+    /// parse's, and the next keystroke's too.
+    #[test]
+    fn changes_far_apart_in_one_notification_keep_their_spans() {
+        let mut text = String::from("cwlVersion: v1.2\nclass: CommandLineTool\ninputs:\n");
+        for i in 0..600 {
+            text.push_str(&format!(
+                "  in_{i}:\n    type: string\n    doc: input {i}\n"
+            ));
+        }
+        text.push_str("outputs: {}\nbaseCommand: echo\n");
+        let mut doc = Document::new(text.clone(), 1);
+        let at = |t: &str, byte: usize| {
+            let line = t[..byte].matches('\n').count() as u32;
+            let col = byte - t[..byte].rfind('\n').map_or(0, |i| i + 1);
+            Position::new(line, col as u32)
+        };
+        // A space at the start of a `type:` line in the middle breaks the YAML in `inputs`.
+        let line = text.find("  in_300:\n").unwrap() + "  in_300:\n".len();
+        let p = at(&text, line);
+        doc.apply_changes(
+            &[Change {
+                range: Some((p, p)),
+                text: " ".into(),
+            }],
+            2,
+            Encoding::Utf16,
+        )
+        .unwrap();
+        text.insert(line, ' ');
+        assert!(doc.snapshot().broken());
+        // Two changes: `v1.2` -> `v1.x` at the top, `echo` -> `echoo` at the end.
+        let top = text.find("1.2").unwrap() + 2;
+        let end = text.rfind("echo").unwrap() + 4;
+        let changes = [
+            Change {
+                range: Some((at(&text, top), at(&text, top + 1))),
+                text: "x".into(),
+            },
+            Change {
+                range: Some((at(&text, end), at(&text, end))),
+                text: "o".into(),
+            },
+        ];
+        text.replace_range(top..top + 1, "x");
+        text.insert(end, 'o');
+        doc.apply_changes(&changes, 3, Encoding::Utf16).unwrap();
+        assert_eq!(doc.text(), text);
+        assert!(tree_nodes(doc.tree()) == tree_nodes(&Snapshot::parse(&text, 3).tree));
+        let spans = &doc.good_at.as_ref().expect("still broken").spans;
+        assert_eq!(spans.len(), 3, "{spans:?}");
+        assert!(spans.iter().all(|s| s.new_end - s.start <= 2), "{spans:?}");
+        // The next keystroke, in the middle of the file.
+        let mid = text.find("input 100").unwrap() + 5;
+        let p = at(&text, mid);
+        doc.apply_changes(
+            &[Change {
+                range: Some((p, p)),
+                text: "z".into(),
+            }],
+            4,
+            Encoding::Utf16,
+        )
+        .unwrap();
+        text.insert(mid, 'z');
+        assert!(tree_nodes(doc.tree()) == tree_nodes(&Snapshot::parse(&text, 4).tree));
+        assert_eq!(doc.good_at.as_ref().unwrap().spans.len(), 4);
+    }
 
     /// `Differs::then` over random edits of a text that starts as the good text: after each,
     /// the texts agree outside the spans, the spans are in order, and each span's position

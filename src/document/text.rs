@@ -294,15 +294,14 @@ impl Document {
         // The text being edited; `None` while it is still `self.text`.
         let mut edited: Option<Arc<str>> = None;
         let base = self.text.clone();
-        // The version this one is made of, and the one edit that made it while there is one
-        // (several changes: their `difference`, below).
+        // The version this one is made of, and the edits that made it (`Made::edit`, the one
+        // edit or the changes' `difference`, is set below when the text is parsed).
         let mut made = Some(Made {
             base: text_id(&base),
             edit: None,
             each: Vec::with_capacity(changes.len()),
             splits: self.settled.as_ref().map(|s| s.splits.clone()),
         });
-        let one = changes.len() == 1;
         for (change, staged) in changes.iter().zip(staged) {
             match staged {
                 None => {
@@ -325,7 +324,6 @@ impl Document {
                     kept = kept && keeps_tree(&self.tree, current, a, b, &change.text);
                     let (next, edit) = self.edit_bytes(current, a, b, &change.text);
                     if let Some(made) = &mut made {
-                        made.edit = one.then_some(edit);
                         made.each.push(edit);
                     }
                     edited = Some(next);
@@ -342,10 +340,11 @@ impl Document {
             #[cfg(test)]
             KEPT_TREES.with(|k| k.set(k.get() + 1));
         } else {
-            if let Some(made) = &mut made
-                && !one
-            {
-                made.edit = difference(&base, &self.text);
+            if let Some(made) = &mut made {
+                made.edit = match made.each[..] {
+                    [edit] => Some(edit),
+                    _ => difference(&base, &self.text),
+                };
             }
             // Neither the text before nor its settled `T'` is kept through the parse: their
             // memory is free for this version's (2.3 MB each at 50,000 lines, in fresh pages
@@ -406,28 +405,14 @@ impl Document {
     fn differs(&self, good_text: &Arc<str>, made: Option<&Made>) -> Option<Differs> {
         let text = &self.text;
         let known = made.and_then(|made| {
-            let (first, rest) = made.each.split_first()?;
-            // The length of the text after each edit, from the version before's.
-            let grown: isize = (made.each.iter())
-                .map(|e| e.new_end_byte as isize - e.old_end_byte as isize)
-                .sum();
-            let mut len = usize::try_from(text.len() as isize - grown).ok()?;
-            let mut after = |e: &InputEdit| {
-                len = (len + e.new_end_byte).checked_sub(e.old_end_byte)?;
-                Some(len)
-            };
-            let start = if made.base == text_id(good_text) {
-                after(first)?;
-                Differs::of(first)
+            // The version before is `good_text` (no span), or `good_at` says where they differ.
+            let before = if made.base == text_id(good_text) {
+                Differs::default()
             } else {
-                let len = after(first)?;
-                self.good_at
-                    .clone()
-                    .filter(|at| at.text == made.base)?
-                    .then(first, good_text.len(), len)?
+                self.good_at.clone().filter(|at| at.text == made.base)?
             };
-            rest.iter()
-                .try_fold(start, |d, e| d.then(e, good_text.len(), after(e)?))
+            let d = (made.each.iter()).try_fold(before, |d, edit| d.then(edit))?;
+            d.fits(text.len(), good_text.len()).then_some(d)
         });
         match known {
             Some(mut d) => {
@@ -566,6 +551,8 @@ impl Document {
 /// made this text of it, and the splits that settled it when it was broken.
 struct Made {
     base: usize,
+    /// The one edit from the text before to this one (several changes: their
+    /// [`difference`]): what `settle_after` moves the splits by.
     edit: Option<InputEdit>,
     /// Each change's edit, in order (each in the text the ones before it made).
     each: Vec<InputEdit>,
@@ -578,7 +565,7 @@ struct Made {
 /// is broken) does not make one span of everything between them: `good`'s tree edited over
 /// half a 50,000-line tool was cloned and parsed again over that half on every keystroke
 /// (120 ms against 0.4 ms for a break in a small block, issue 14).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Differs {
     spans: Vec<Span>,
     text: usize,
@@ -611,11 +598,12 @@ impl Differs {
         }
     }
 
-    /// Where the text that `edit` made of this one's text (`len` bytes long) differs from the
-    /// good text (`good_len` bytes long): the spans the edit touches joined with it into one,
-    /// the others as they were (those after it moved by its length); `None` when the result
-    /// does not fit the two lengths (the caller compares the texts instead).
-    fn then(self, edit: &InputEdit, good_len: usize, len: usize) -> Option<Differs> {
+    /// Where the text that `edit` made of this one's text differs from the good text: the
+    /// spans the edit touches joined with it into one, the others as they were (those after
+    /// it moved by its length); `None` when a position falls before the good text's start
+    /// (the caller checks the result against both texts' lengths, [`Differs::fits`], and
+    /// compares the texts when it does not fit).
+    fn then(self, edit: &InputEdit) -> Option<Differs> {
         let (a, b, c) = (edit.start_byte, edit.old_end_byte, edit.new_end_byte);
         // A position of this text outside the spans, in the good text: as far from the end
         // of the last span before it (`last`) in both.
@@ -660,7 +648,14 @@ impl Differs {
             spans[i].new_end = next.new_end;
             spans[i].old_end = next.old_end;
         }
-        let fits = spans.iter().all(|s| {
+        Some(Differs { spans, text: 0 })
+    }
+
+    /// Whether the spans lie in order inside a text of `len` bytes and a good text of
+    /// `good_len` bytes, with the same length of text after the last.
+    fn fits(&self, len: usize, good_len: usize) -> bool {
+        let spans = &self.spans;
+        spans.iter().all(|s| {
             s.start <= s.new_end
                 && s.new_end <= len
                 && s.old_start <= s.old_end
@@ -668,8 +663,7 @@ impl Differs {
         }) && spans.windows(2).all(|w| w[0].new_end <= w[1].start)
             && spans
                 .last()
-                .is_none_or(|s| len - s.new_end == good_len - s.old_end);
-        fits.then_some(Differs { spans, text: 0 })
+                .is_none_or(|s| len - s.new_end == good_len - s.old_end)
     }
 }
 
@@ -718,39 +712,27 @@ mod tests {
         }
         text.push_str("outputs: {}\nbaseCommand: echo\n");
         let mut doc = Document::new(text.clone(), 1);
-        let at = |t: &str, byte: usize| {
-            let line = t[..byte].matches('\n').count() as u32;
-            let col = byte - t[..byte].rfind('\n').map_or(0, |i| i + 1);
-            Position::new(line, col as u32)
+        // Bytes `a..b` of `t` replaced by `new`, as a change.
+        let change = |t: &str, a: usize, b: usize, new: &str| {
+            let index = LineIndex::from_text(t);
+            let at = |byte| index.position(byte, Encoding::Utf16);
+            Change {
+                range: Some((at(a), at(b))),
+                text: new.into(),
+            }
         };
         // A space at the start of a `type:` line in the middle breaks the YAML in `inputs`.
         let line = text.find("  in_300:\n").unwrap() + "  in_300:\n".len();
-        let p = at(&text, line);
-        doc.apply_changes(
-            &[Change {
-                range: Some((p, p)),
-                text: " ".into(),
-            }],
-            2,
-            Encoding::Utf16,
-        )
-        .unwrap();
+        doc.apply_changes(&[change(&text, line, line, " ")], 2, Encoding::Utf16)
+            .unwrap();
         text.insert(line, ' ');
         assert!(doc.snapshot().broken());
         // Two changes: `v1.2` -> `v1.x` at the top, `echo` -> `echoo` at the end.
         let top = text.find("1.2").unwrap() + 2;
-        let end = text.rfind("echo").unwrap() + 4;
-        let changes = [
-            Change {
-                range: Some((at(&text, top), at(&text, top + 1))),
-                text: "x".into(),
-            },
-            Change {
-                range: Some((at(&text, end), at(&text, end))),
-                text: "o".into(),
-            },
-        ];
+        let changes = [change(&text, top, top + 1, "x")];
         text.replace_range(top..top + 1, "x");
+        let end = text.rfind("echo").unwrap() + 4;
+        let changes = [changes[0].clone(), change(&text, end, end, "o")];
         text.insert(end, 'o');
         doc.apply_changes(&changes, 3, Encoding::Utf16).unwrap();
         assert_eq!(doc.text(), text);
@@ -760,16 +742,8 @@ mod tests {
         assert!(spans.iter().all(|s| s.new_end - s.start <= 2), "{spans:?}");
         // The next keystroke, in the middle of the file.
         let mid = text.find("input 100").unwrap() + 5;
-        let p = at(&text, mid);
-        doc.apply_changes(
-            &[Change {
-                range: Some((p, p)),
-                text: "z".into(),
-            }],
-            4,
-            Encoding::Utf16,
-        )
-        .unwrap();
+        doc.apply_changes(&[change(&text, mid, mid, "z")], 4, Encoding::Utf16)
+            .unwrap();
         text.insert(mid, 'z');
         assert!(tree_nodes(doc.tree()) == tree_nodes(&Snapshot::parse(&text, 4).tree));
         assert_eq!(doc.good_at.as_ref().unwrap().spans.len(), 4);
@@ -813,7 +787,8 @@ mod tests {
                 d = Some(match d {
                     None => Differs::of(&edit),
                     Some(d) => d
-                        .then(&edit, good.len(), text.len())
+                        .then(&edit)
+                        .filter(|d| d.fits(text.len(), good.len()))
                         .unwrap_or_else(|| panic!("round {round} step {step}: {a}..{b} of {len}")),
                 });
                 let spans = &d.as_ref().unwrap().spans;

@@ -137,7 +137,7 @@ pub(super) fn derive(
             let json = memo.json().map(|(json, _)| json);
             Facts {
                 deep: json.is_some_and(|json| crate::derive::nests_too_deep(json, 2)),
-                directive: names_a_directive(&memo.text),
+                directive: names_a_directive(&memo.text.get()),
                 id: json.and_then(item_id).map(Arc::from),
             }
         }))

@@ -12,6 +12,8 @@ struct Head<'a> {
 
 /// Frames larger than this are skipped unread (their bytes are discarded in chunks).
 const MAX_FRAME: usize = 512 << 20;
+/// The body buffer reused from frame to frame holds at most this much.
+const KEPT_BODY: usize = 64 << 10;
 /// A header block longer than this is garbage.
 const MAX_HEADER_LINE: usize = 4096;
 
@@ -77,18 +79,27 @@ pub async fn sanitize_with(
             }
             continue;
         }
+        // A large frame (a `didOpen` of a 50,000-line tool: 2.5 MB) is read into a buffer of
+        // its own, freed once passed on: kept, it held its size for the process's life.
+        let mut large = Vec::new();
+        let body = if length > KEPT_BODY {
+            &mut large
+        } else {
+            &mut body
+        };
         body.resize(length, 0);
-        if reader.read_exact(&mut body).await.is_err() {
+        if reader.read_exact(body).await.is_err() {
             return;
         }
+        let body = &*body;
         // For an object (every LSP message) one parse both checks the JSON and reads `method`;
         // another body, or an object without a string `method` once, is only checked. (Not
         // `Head` for arrays: serde would read `["exit"]` as a struct.)
         let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-        let head = object.then(|| serde_json::from_slice::<Head>(&body).ok());
+        let head = object.then(|| serde_json::from_slice::<Head>(body).ok());
         match head.flatten() {
             Some(head) => seen(head.method.as_deref()),
-            None if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_ok() => seen(None),
+            None if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() => seen(None),
             None => {
                 eprintln!("cwl-mcp-lsp: dropped a message whose body is not JSON ({length} bytes)");
                 continue;
@@ -96,7 +107,7 @@ pub async fn sanitize_with(
         }
         let head = format!("Content-Length: {length}\r\n\r\n");
         if output.write_all(head.as_bytes()).await.is_err()
-            || output.write_all(&body).await.is_err()
+            || output.write_all(body).await.is_err()
             || output.flush().await.is_err()
         {
             return;
@@ -152,6 +163,28 @@ mod tests {
                 Some("exit".to_string())
             ]
         );
+    }
+
+    /// Frames larger than the kept buffer (read into one of their own) pass whole, between
+    /// small ones, and a broken large one is dropped like a small one.
+    #[tokio::test]
+    async fn large_frames_pass_between_small_ones() {
+        let frame = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        let large = format!(
+            "{{\"method\":\"x\",\"text\":\"{}\"}}",
+            "a".repeat(KEPT_BODY * 3)
+        );
+        let broken = format!("{{\"text\":\"{}", "b".repeat(KEPT_BODY * 2));
+        let input = [
+            frame("{}"),
+            frame(&large),
+            frame(&broken),
+            frame("[1]"),
+            frame(&large),
+        ]
+        .concat();
+        let want = [frame("{}"), frame(&large), frame("[1]"), frame(&large)].concat();
+        assert_eq!(run(input.as_bytes()).await, want);
     }
 
     #[tokio::test]

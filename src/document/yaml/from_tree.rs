@@ -57,7 +57,7 @@ impl EntryIndex {
         let mut index: HashMap<u64, Vec<u32>> = HashMap::new();
         for (i, part) in section.view.deferred.iter().enumerate() {
             index
-                .entry(text_hash(&part.memo().text))
+                .entry(text_hash(&part.memo().text.get()))
                 .or_default()
                 .push(i as u32);
         }
@@ -88,7 +88,7 @@ impl Salvage {
         sections.iter().find_map(|(section, index)| {
             index.0.get(&h)?.iter().find_map(|&i| {
                 let memo = section.view.deferred.get(i as usize)?.memo();
-                (*memo.text == *text).then(|| memo.clone())
+                memo.text.is(text).then(|| memo.clone())
             })
         })
     }
@@ -274,14 +274,16 @@ impl<'t> TreeBuilder<'t> {
     /// follow it in the document's list.
     fn defer(&mut self, v: tree_sitter::Node, depth: usize) -> Node {
         let span = v.start_byte()..v.end_byte();
-        let key = &self.text[memo_key(self.text, &span)];
+        let range = memo_key(self.text, &span);
+        let key = &self.text[range.clone()];
         #[cfg(test)]
         if FRESH.with(|f| f.get()) {
             // A test's reference: walked whole, every entry built, nothing memoized.
             let memo = Arc::new(self.section_whole(v, depth, key, &[]));
             return self.deferred_node(span, memo);
         }
-        let memo = memo::lookup(key).unwrap_or_else(|| memo::store(self.section(v, depth, key)));
+        let memo = memo::lookup(self.shared, range)
+            .unwrap_or_else(|| memo::store(self.section(v, depth, key)));
         self.deferred_node(span, memo)
     }
 
@@ -458,7 +460,8 @@ impl<'t> TreeBuilder<'t> {
         let lead = start - line_start(self.text, start);
         let (old, p, s) = most_alike(recent, key, list, lead)?;
         let layout = old.layout.as_ref()?;
-        let old_len = old.text.len();
+        let old_text = old.text.get();
+        let old_len = old_text.len();
         let d = key.len() as isize - old_len as isize;
         let slots = &layout.slots;
         let n = slots.len();
@@ -494,7 +497,7 @@ impl<'t> TreeBuilder<'t> {
         let mut tries = 0;
         while head > 0 {
             let sl = &slots[head - 1];
-            let next_line = old.text[sl.read.end..].find(|c: char| !c.is_whitespace());
+            let next_line = old_text[sl.read.end..].find(|c: char| !c.is_whitespace());
             cursor.reset(c);
             if next_line.is_some_and(|i| sl.read.end + i < p)
                 && cursor
@@ -520,9 +523,10 @@ impl<'t> TreeBuilder<'t> {
         }
         // The slots between, walked and built.
         let (pre, suf) = (at(head), at(n - tail));
-        let by_text: HashMap<&str, &Arc<memo::Memo>> = old.view.deferred[pre.parts..suf.parts]
+        let by_text: HashMap<memo::KeyText, &Arc<memo::Memo>> = old.view.deferred
+            [pre.parts..suf.parts]
             .iter()
-            .map(|part| (&*part.memo().text, part.memo()))
+            .map(|part| (part.memo().text.get(), part.memo()))
             .collect();
         let mut find = |text: &str| by_text.get(text).map(|m| Arc::clone(m));
         let mut sub = self.nested();
@@ -1041,7 +1045,8 @@ fn most_alike(
         if layout.list != list || layout.lead != lead {
             continue;
         }
-        let (a, b) = (m.text.as_bytes(), key.as_bytes());
+        let a = m.text.get();
+        let (a, b) = (a.as_bytes(), key.as_bytes());
         let p = common_prefix(a, b);
         let s = common_suffix(&a[p..], &b[p..]);
         if best.is_none_or(|(_, bp, bs)| p + s > bp + bs) {
@@ -1186,7 +1191,7 @@ fn reusable(
     let mut best: Option<(usize, usize, &[DeferredPart])> = None;
     for section in sections {
         let old = &section.view.deferred[..];
-        let same = |i: usize, j: usize| *old[j].memo().text == *keys[i];
+        let same = |i: usize, j: usize| old[j].memo().text.is(keys[i]);
         let front = (0..n.min(old.len())).take_while(|&i| same(i, i)).count();
         let back = (0..(n - front).min(old.len() - front))
             .take_while(|&k| same(n - 1 - k, old.len() - 1 - k))

@@ -31,49 +31,136 @@ pub const BUDGET_BYTES: usize = 4 << 20;
 /// A memo's key text: a range of the document text its section was built from, shared with
 /// that version (a section of at least half the document: a large tool's `inputs`, which held
 /// a 2.3 MB copy per kept version), or a copy of its own (smaller sections and the entries,
-/// which outlive many versions and would otherwise keep a whole old text alive).
-pub struct MemoText {
-    whole: Arc<str>,
-    range: Range<usize>,
+/// which outlive many versions and would otherwise keep a whole old text alive). A shared key
+/// found again in a newer version shares that version's text from then on
+/// ([`lookup`]): a section unchanged while the user types elsewhere (the hint, `baseCommand`)
+/// no longer keeps the text of the version that built it alive beside the newest ones.
+pub struct MemoText(Keyed);
+
+enum Keyed {
+    Own(Arc<str>),
+    Shared {
+        len: usize,
+        at: Mutex<(Arc<str>, Range<usize>)>,
+    },
+}
+
+/// A memo's key text, read: borrowed from a copy of its own, or the version's text it shares
+/// held while it is read.
+pub enum KeyText<'a> {
+    Borrowed(&'a str),
+    Held(Arc<str>, Range<usize>),
+}
+
+impl std::ops::Deref for KeyText<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            KeyText::Borrowed(s) => s,
+            KeyText::Held(whole, range) => &whole[range.clone()],
+        }
+    }
+}
+
+impl PartialEq for KeyText<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for KeyText<'_> {}
+
+impl std::hash::Hash for KeyText<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state)
+    }
+}
+
+impl std::borrow::Borrow<str> for KeyText<'_> {
+    fn borrow(&self) -> &str {
+        self
+    }
 }
 
 impl MemoText {
     /// `text[range]`, sharing `text` when the range is at least half of it.
     pub fn of(text: &Arc<str>, range: Range<usize>) -> MemoText {
         if range.len() * 2 >= text.len() {
-            MemoText {
-                whole: text.clone(),
-                range,
-            }
+            MemoText(Keyed::Shared {
+                len: range.len(),
+                at: Mutex::new((text.clone(), range)),
+            })
         } else {
             MemoText::copied(&text[range])
         }
     }
 
     pub fn copied(text: &str) -> MemoText {
-        MemoText {
-            whole: Arc::from(text),
-            range: 0..text.len(),
+        MemoText(Keyed::Own(Arc::from(text)))
+    }
+
+    /// The text.
+    pub fn get(&self) -> KeyText<'_> {
+        match &self.0 {
+            Keyed::Own(text) => KeyText::Borrowed(text),
+            Keyed::Shared { at, .. } => {
+                let at = at.lock().unwrap_or_else(|p| p.into_inner());
+                KeyText::Held(at.0.clone(), at.1.clone())
+            }
         }
     }
-}
 
-impl std::ops::Deref for MemoText {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.whole[self.range.clone()]
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Keyed::Own(text) => text.len(),
+            Keyed::Shared { len, .. } => *len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the text is `text` (the lengths compared first).
+    pub fn is(&self, text: &str) -> bool {
+        self.len() == text.len() && *self.get() == *text
+    }
+
+    /// A shared key shares `text[range]` (the same content) from now on; the text it shared
+    /// before is returned, to be dropped outside the memo's lock.
+    fn rekey(&self, text: &Arc<str>, range: Range<usize>) -> Option<Arc<str>> {
+        let Keyed::Shared { at, .. } = &self.0 else {
+            return None;
+        };
+        let mut at = at.lock().unwrap_or_else(|p| p.into_inner());
+        if Arc::ptr_eq(&at.0, text) {
+            return None;
+        }
+        debug_assert_eq!(at.0[at.1.clone()], text[range.clone()]);
+        Some(std::mem::replace(&mut *at, (text.clone(), range)).0)
+    }
+
+    /// The allocation this key keeps alive and its size.
+    fn pins(&self) -> (*const u8, usize) {
+        match &self.0 {
+            Keyed::Own(text) => (text.as_ptr(), text.len()),
+            Keyed::Shared { at, .. } => {
+                let at = at.lock().unwrap_or_else(|p| p.into_inner());
+                (at.0.as_ptr(), at.0.len())
+            }
+        }
     }
 }
 
 impl std::fmt::Debug for MemoText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, f)
+        std::fmt::Debug::fmt(&*self.get(), f)
     }
 }
 
 impl PartialEq for MemoText {
     fn eq(&self, other: &MemoText) -> bool {
-        **self == **other
+        self.len() == other.len() && *self.get() == *other.get()
     }
 }
 
@@ -82,12 +169,12 @@ impl PartialEq for MemoText {
 fn pinned<'a>(texts: impl Iterator<Item = &'a MemoText>) -> impl Iterator<Item = usize> {
     let mut seen: Vec<*const u8> = Vec::new();
     texts.map(move |t| {
-        let p = t.whole.as_ptr();
+        let (p, len) = t.pins();
         if seen.contains(&p) {
             0
         } else {
             seen.push(p);
-            t.whole.len()
+            len
         }
     })
 }
@@ -207,12 +294,16 @@ pub fn enabled() -> bool {
     !OFF.with(|off| off.get())
 }
 
-/// The memo of exactly this text, moved to the front.
-pub fn lookup(text: &str) -> Option<Arc<Memo>> {
+/// The memo of exactly the text `shared[range]`, moved to the front, its key sharing
+/// `shared` from now on ([`MemoText`]).
+pub fn lookup(shared: &Arc<str>, range: Range<usize>) -> Option<Arc<Memo>> {
+    let text = &shared[range.clone()];
     let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
-    let i = memo.iter().position(|m| &*m.text == text)?;
+    let i = memo.iter().position(|m| m.text.is(text))?;
     let found = memo.remove(i);
     memo.insert(0, found.clone());
+    drop(memo);
+    drop(found.text.rekey(shared, range));
     Some(found)
 }
 
@@ -396,7 +487,7 @@ mod tests {
         let calls = AtomicUsize::new(0);
         let texts = part.entries_derived(|entry| {
             calls.fetch_add(1, Ordering::Relaxed);
-            entry.memo().text.to_string()
+            entry.memo().text.get().to_string()
         });
         (texts.to_vec(), calls.into_inner())
     }
@@ -450,8 +541,8 @@ mod tests {
         let doc: Arc<str> = Arc::from("inputs:\n  a: string\n  b: File\nid: x\n");
         let inputs = MemoText::of(&doc, 0..doc.len() - 6);
         let small = MemoText::of(&doc, doc.len() - 6..doc.len());
-        assert_eq!(&*inputs, &doc[..doc.len() - 6]);
-        assert_eq!(&*small, "id: x\n");
+        assert_eq!(&*inputs.get(), &doc[..doc.len() - 6]);
+        assert_eq!(&*small.get(), "id: x\n");
         assert_eq!(
             Arc::strong_count(&doc),
             2,

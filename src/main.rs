@@ -4,6 +4,9 @@ use clap::CommandFactory;
 
 use cwl_mcp_lsp::cli::{Cli, Command, FormatArg, check, derive};
 
+#[global_allocator]
+static ALLOCATOR: cwl_mcp_lsp::base::alloc::Rounded = cwl_mcp_lsp::base::alloc::Rounded;
+
 fn main() {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -3,7 +3,9 @@
 //! - [`diagnostic`]: spans, severities, the [`Code`](diagnostic::Code) table, edits;
 //! - [`context`]: where a document lives and the one read-boundary rule (SPEC §9);
 //! - [`settings`]: profiles, protocol versions and effective settings;
-//! - [`project`]: settings layers and `cwl-mcp.toml` (SPEC §1).
+//! - [`project`]: settings layers and `cwl-mcp.toml` (SPEC §1);
+//! - [`alloc`]: the process's allocator (large blocks rounded up to a size class).
+pub mod alloc;
 pub mod context;
 pub mod diagnostic;
 pub mod project;

@@ -11,7 +11,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 
 /// Blocks of at least this many bytes are rounded up...
 const LARGE: usize = 1 << 20;
-/// ...to a multiple of this (at most 6 % more than asked for).
+/// ...to a multiple of this (at most 6.25 % more than asked for).
 const GRANULE: usize = 64 << 10;
 
 /// The size a block of `size` bytes is allocated with.
@@ -26,15 +26,16 @@ pub fn rounded(size: usize) -> usize {
 /// [`System`], large blocks [`rounded`] up (install with `#[global_allocator]`).
 pub struct Rounded;
 
+/// The layout a block of layout `l` is allocated with: its size [`rounded`], or `l` itself
+/// when the rounded size makes no valid layout with its alignment. The same for a block on
+/// allocation, reallocation and deallocation.
 fn layout(l: Layout) -> Layout {
-    // SAFETY: `rounded` keeps the size a multiple of the alignment (it adds a multiple of
-    // 64 KiB to a size that is one, or keeps it) and does not overflow `isize` for a size
-    // that did not (it returns `size` when rounding up would overflow).
-    unsafe { Layout::from_size_align_unchecked(rounded(l.size()), l.align()) }
+    Layout::from_size_align(rounded(l.size()), l.align()).unwrap_or(l)
 }
 
-// SAFETY: every call is forwarded to `System` with the layout rounded the same way for a block
-// on allocation, deallocation and reallocation, so `System` sees a consistent layout for each.
+// SAFETY: every call is forwarded to `System` with the block's layout mapped by `layout`, the
+// same on allocation, deallocation and reallocation, so `System` sees one consistent layout
+// per block; a reallocation within the same mapped size keeps the block (it is large enough).
 unsafe impl GlobalAlloc for Rounded {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         unsafe { System.alloc(layout(l)) }
@@ -49,11 +50,16 @@ unsafe impl GlobalAlloc for Rounded {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, l: Layout, new_size: usize) -> *mut u8 {
-        let (old, new) = (rounded(l.size()), rounded(new_size));
-        if old == new {
+        let old = layout(l);
+        // `new_size` with `l`'s alignment is a valid layout (the caller's contract).
+        let Ok(new) = Layout::from_size_align(new_size, l.align()) else {
+            return std::ptr::null_mut();
+        };
+        let new = layout(new);
+        if old.size() == new.size() {
             return ptr;
         }
-        unsafe { System.realloc(ptr, layout(l), new) }
+        unsafe { System.realloc(ptr, old, new.size()) }
     }
 }
 
@@ -71,6 +77,9 @@ mod tests {
         assert_eq!(rounded(2_300_000), rounded(2_300_017));
         assert_eq!(rounded(2_300_000) % GRANULE, 0);
         assert_eq!(rounded(usize::MAX - 3), usize::MAX - 3);
+        // Beyond what a layout may hold: the layout as asked.
+        let near = Layout::from_size_align(isize::MAX as usize - 5, 1).unwrap();
+        assert_eq!(layout(near), near);
     }
 
     #[test]

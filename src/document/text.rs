@@ -32,9 +32,13 @@ impl Snapshot {
     /// Parses `text` from scratch (kept for a document opened with the same text while
     /// [`keeping_parses`] runs).
     pub fn parse(text: &str, version: i32) -> Snapshot {
+        let keeping = KEEPING.with(|k| k.get());
+        // Dropped after the parse is kept (or on a panic): a document opened meanwhile with
+        // this text waits for it ([`Document::new`]).
+        let _parsing = keeping.then(|| Parsing::start(text));
         let (tree, settled) = parse_defined(text);
         let text: Arc<str> = Arc::from(text);
-        if KEEPING.with(|k| k.get()) {
+        if keeping {
             keep(&text, (tree.clone(), settled.clone()));
         }
         Snapshot {
@@ -168,6 +172,64 @@ pub fn release_parses_kept_before(instant: std::time::Instant) {
     kept.retain(|(_, _, at)| *at >= instant);
 }
 
+/// The texts that [`keeping_parses`] runs are parsing now, by length and hash.
+static PARSING: std::sync::Mutex<Vec<(usize, u64)>> = std::sync::Mutex::new(Vec::new());
+/// Notified as each of those parses ends (kept, or abandoned).
+static PARSED: std::sync::Condvar = std::sync::Condvar::new();
+/// How long a document opened with a text being parsed waits for that parse, at most (a
+/// 50,000-line tool's parse takes about 0.1 s; a stalled index must not hold the open).
+const WAIT_FOR_PARSE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// One text [`PARSING`] while it is parsed.
+struct Parsing((usize, u64));
+
+impl Parsing {
+    fn start(text: &str) -> Parsing {
+        let key = (text.len(), crate::base::text_hash(text));
+        PARSING.lock().unwrap_or_else(|p| p.into_inner()).push(key);
+        Parsing(key)
+    }
+}
+
+impl Drop for Parsing {
+    fn drop(&mut self) {
+        let mut parsing = PARSING.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = parsing.iter().position(|k| *k == self.0) {
+            parsing.swap_remove(i);
+        }
+        PARSED.notify_all();
+    }
+}
+
+/// Whether a text of `len` bytes is being parsed by a [`keeping_parses`] run.
+#[cfg(test)]
+fn parsing_now(len: usize) -> bool {
+    let parsing = PARSING.lock().unwrap_or_else(|p| p.into_inner());
+    parsing.iter().any(|&(l, _)| l == len)
+}
+
+/// The parse of exactly `text` that a [`keeping_parses`] run is making now, waited for (at
+/// most [`WAIT_FOR_PARSE`]) and taken: an editor that opens a large file while the index
+/// parses it got a second tree of it otherwise (36 MB at 50,000 lines, and a second parse).
+/// `None` at once when no text of that length is being parsed.
+fn wait_for_parse(text: &str) -> Option<Defined> {
+    let mut parsing = PARSING.lock().unwrap_or_else(|p| p.into_inner());
+    if !parsing.iter().any(|&(len, _)| len == text.len()) {
+        return None;
+    }
+    let key = (text.len(), crate::base::text_hash(text));
+    let deadline = std::time::Instant::now() + WAIT_FOR_PARSE;
+    while parsing.contains(&key) {
+        let left = deadline.checked_duration_since(std::time::Instant::now())?;
+        parsing = PARSED
+            .wait_timeout(parsing, left)
+            .unwrap_or_else(|p| p.into_inner())
+            .0;
+    }
+    drop(parsing);
+    take_kept(text)
+}
+
 /// The kept parse of exactly `text`, taken out (a document owns and edits its tree).
 fn take_kept(text: &str) -> Option<Defined> {
     let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
@@ -208,7 +270,9 @@ pub struct Document {
 
 impl Document {
     pub fn new(text: String, version: i32) -> Document {
-        let (tree, settled) = take_kept(&text).unwrap_or_else(|| parse_defined(&text));
+        let (tree, settled) = take_kept(&text)
+            .or_else(|| wait_for_parse(&text))
+            .unwrap_or_else(|| parse_defined(&text));
         let good = settled.as_ref().map(|s| (tree.clone(), s.valid.clone()));
         Document {
             settled,
@@ -882,6 +946,35 @@ mod tests {
         keeping_parses(|| Snapshot::parse(&text, 0));
         release_parses();
         assert!(take_kept(&text).is_none());
+    }
+
+    /// A document opened while the index parses the same text waits for that parse and
+    /// takes it (the very tree, not a second parse of its own).
+    #[test]
+    fn a_document_opened_while_the_index_parses_its_text_takes_that_parse() {
+        let text: String = (0..60_000)
+            .map(|i| format!("wait_{i}_{}: [a, b]\n", std::process::id()))
+            .collect();
+        let index = {
+            let text = text.clone();
+            std::thread::spawn(move || keeping_parses(|| Snapshot::parse(&text, 0)))
+        };
+        while !parsing_now(text.len()) {
+            assert!(!index.is_finished(), "the parse was not seen running");
+            std::thread::yield_now();
+        }
+        let doc = Document::new(text.clone(), 1);
+        let indexed = index.join().unwrap();
+        // A node's id is its place in memory (the root's is in each `Tree`: a child's).
+        let first = |tree: &Tree| tree.root_node().child(0).map(|n| n.id());
+        assert!(first(doc.tree()).is_some());
+        assert_eq!(
+            first(doc.tree()),
+            first(&indexed.tree),
+            "the index's tree, not a second parse"
+        );
+        assert!(!parsing_now(text.len()));
+        assert!(take_kept(&text).is_none(), "taken by the document");
     }
 
     fn is_kept(text: &str) -> bool {

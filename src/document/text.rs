@@ -32,12 +32,12 @@ impl Snapshot {
     /// Parses `text` from scratch (kept for a document opened with the same text while
     /// [`keeping_parses`] runs).
     pub fn parse(text: &str, version: i32) -> Snapshot {
+        let text: Arc<str> = Arc::from(text);
         let keeping = KEEPING.with(|k| k.get());
         // Dropped after the parse is kept (or on a panic): a document opened meanwhile with
         // this text waits for it ([`Document::new`]).
-        let _parsing = keeping.then(|| Parsing::start(text));
-        let (tree, settled) = parse_defined(text);
-        let text: Arc<str> = Arc::from(text);
+        let _parsing = keeping.then(|| Parsing::start(&text));
+        let (tree, settled) = parse_defined(&text);
         if keeping {
             keep(&text, (tree.clone(), settled.clone()));
         }
@@ -172,8 +172,8 @@ pub fn release_parses_kept_before(instant: std::time::Instant) {
     kept.retain(|(_, _, at)| *at >= instant);
 }
 
-/// The texts that [`keeping_parses`] runs are parsing now, by length and hash.
-static PARSING: std::sync::Mutex<Vec<(usize, u64)>> = std::sync::Mutex::new(Vec::new());
+/// The texts that [`keeping_parses`] runs are parsing now.
+static PARSING: std::sync::Mutex<Vec<Arc<str>>> = std::sync::Mutex::new(Vec::new());
 /// Notified as each of those parses ends (kept, or abandoned).
 static PARSED: std::sync::Condvar = std::sync::Condvar::new();
 /// How long a document opened with a text being parsed waits for that parse, at most (a
@@ -181,45 +181,49 @@ static PARSED: std::sync::Condvar = std::sync::Condvar::new();
 const WAIT_FOR_PARSE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// One text [`PARSING`] while it is parsed.
-struct Parsing((usize, u64));
+struct Parsing(Arc<str>);
 
 impl Parsing {
-    fn start(text: &str) -> Parsing {
-        let key = (text.len(), crate::base::text_hash(text));
-        PARSING.lock().unwrap_or_else(|p| p.into_inner()).push(key);
-        Parsing(key)
+    fn start(text: &Arc<str>) -> Parsing {
+        let mut parsing = PARSING.lock().unwrap_or_else(|p| p.into_inner());
+        parsing.push(text.clone());
+        Parsing(text.clone())
     }
 }
 
 impl Drop for Parsing {
     fn drop(&mut self) {
         let mut parsing = PARSING.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(i) = parsing.iter().position(|k| *k == self.0) {
+        if let Some(i) = parsing.iter().position(|t| Arc::ptr_eq(t, &self.0)) {
             parsing.swap_remove(i);
         }
         PARSED.notify_all();
     }
 }
 
-/// Whether a text of `len` bytes is being parsed by a [`keeping_parses`] run.
+/// Whether `text` is being parsed by a [`keeping_parses`] run (compared as `take_kept` does,
+/// the lengths first).
+fn being_parsed(parsing: &[Arc<str>], text: &str) -> bool {
+    parsing.iter().any(|t| **t == *text)
+}
+
+/// Whether `text` is being parsed now.
 #[cfg(test)]
-fn parsing_now(len: usize) -> bool {
-    let parsing = PARSING.lock().unwrap_or_else(|p| p.into_inner());
-    parsing.iter().any(|&(l, _)| l == len)
+fn parsing_now(text: &str) -> bool {
+    being_parsed(&PARSING.lock().unwrap_or_else(|p| p.into_inner()), text)
 }
 
 /// The parse of exactly `text` that a [`keeping_parses`] run is making now, waited for (at
 /// most [`WAIT_FOR_PARSE`]) and taken: an editor that opens a large file while the index
 /// parses it got a second tree of it otherwise (36 MB at 50,000 lines, and a second parse).
-/// `None` at once when no text of that length is being parsed.
+/// `None` at once when that text is not being parsed.
 fn wait_for_parse(text: &str) -> Option<Defined> {
     let mut parsing = PARSING.lock().unwrap_or_else(|p| p.into_inner());
-    if !parsing.iter().any(|&(len, _)| len == text.len()) {
+    if !being_parsed(&parsing, text) {
         return None;
     }
-    let key = (text.len(), crate::base::text_hash(text));
     let deadline = std::time::Instant::now() + WAIT_FOR_PARSE;
-    while parsing.contains(&key) {
+    while being_parsed(&parsing, text) {
         let left = deadline.checked_duration_since(std::time::Instant::now())?;
         parsing = PARSED
             .wait_timeout(parsing, left)
@@ -959,7 +963,7 @@ mod tests {
             let text = text.clone();
             std::thread::spawn(move || keeping_parses(|| Snapshot::parse(&text, 0)))
         };
-        while !parsing_now(text.len()) {
+        while !parsing_now(&text) {
             assert!(!index.is_finished(), "the parse was not seen running");
             std::thread::yield_now();
         }
@@ -973,7 +977,7 @@ mod tests {
             first(&indexed.tree),
             "the index's tree, not a second parse"
         );
-        assert!(!parsing_now(text.len()));
+        assert!(!parsing_now(&text));
         assert!(take_kept(&text).is_none(), "taken by the document");
     }
 

@@ -41,6 +41,20 @@ pub fn text_hash(text: &str) -> u64 {
     foldhash::quality::FixedState::with_seed(0x005e_771e).hash_one(text.as_bytes())
 }
 
+/// A text's content key: 128 bits of XXH3, trusted as the text itself by the memos that
+/// keep no copy of what they are keyed by (the YAML memo's entries and older sections, the
+/// schema memo's keys, issue 14). `parts` are hashed as one text, each followed by its
+/// length, after their count (no two lists of parts give the same stream).
+pub fn content_hash(parts: &[&[u8]]) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+    h.update(&(parts.len() as u64).to_le_bytes());
+    for part in parts {
+        h.update(part);
+        h.update(&(part.len() as u64).to_le_bytes());
+    }
+    h.digest128()
+}
+
 /// `bytes` as an `Arc<str>`, without a copy or a check.
 ///
 /// # Safety

@@ -131,13 +131,26 @@ pub(super) fn derive(
         directive: bool,
         id: Option<Arc<str>>,
     }
+    // An entry's memo keeps its text's hash alone: a text holding a `$` is read in the
+    // document, where the entry is in this version (a value of a settled text's `T'`,
+    // blanked in places, is read in the text itself: the same bytes but where `T'` has
+    // spaces, so a directive in `T'` is found there too).
+    let text = yaml.text();
+    let at = part.offset();
     let facts = part.entries_derived(|entry| {
         (*entry.derived(|_, _| {
             let memo = entry.memo();
             let json = memo.json().map(|(json, _)| json);
+            let directive = memo.text.may_hold_dollar()
+                && match memo.text.text() {
+                    Some(own) => names_a_directive(&own),
+                    None => text
+                        .and_then(|t| t.get(at + entry.span.start..at + entry.span.end))
+                        .is_none_or(names_a_directive),
+                };
             Facts {
                 deep: json.is_some_and(|json| crate::derive::nests_too_deep(json, 2)),
-                directive: names_a_directive(&memo.text.get()),
+                directive,
                 id: json.and_then(item_id).map(Arc::from),
             }
         }))
@@ -294,6 +307,43 @@ mod tests {
             });
             assert_eq!(got, want, "{new:?}");
             assert!(got.contains("in_new") || broken, "{new:?}");
+        }
+    }
+
+    /// An entry's memo keeps only its text's hash and whether the text holds a `$`: an input
+    /// naming `$include` is read in the document and sends the derivation to the whole
+    /// document's JSON (which resolves it), one whose text merely holds a `$` stays on the
+    /// split path; both give the Tool derived with every memo off.
+    #[test]
+    fn an_input_naming_a_directive_is_found_without_its_text_in_the_memo() {
+        let tag = format!("{}-{:?}", std::process::id(), std::thread::current().id());
+        let settings = Settings::default();
+        let context = DocumentContext::from_uri("file:///w/directive.cwl");
+        for (doc_42, whole) in [
+            ("Costs $5 per run.", false),
+            ("{$include: doc.md}", true),
+            ("Costs $ 5, see $imports.", true),
+        ] {
+            let mut text = String::from(
+                "cwlVersion: v1.2\nclass: CommandLineTool\nbaseCommand: echo\ninputs:\n",
+            );
+            for i in 0..300 {
+                let doc = if i == 42 {
+                    doc_42.to_string()
+                } else {
+                    format!("The {i}th input of {tag}.")
+                };
+                text.push_str(&format!("  in_{i}:\n    type: string\n    doc: {doc}\n"));
+            }
+            text.push_str("outputs: {}\n");
+            let before = WHOLE.with(|n| n.get());
+            let model = Model::of_text(&text, settings.clone(), context.clone());
+            let got = seen(&model);
+            assert_eq!(WHOLE.with(|n| n.get()) > before, whole, "{doc_42}");
+            let want = memo::unmemoized(|| {
+                seen(&Model::of_text(&text, settings.clone(), context.clone()))
+            });
+            assert_eq!(got, want, "{doc_42}");
         }
     }
 }

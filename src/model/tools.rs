@@ -358,8 +358,8 @@ fn derive_memoized(
         return full().map(|d| (d, None));
     };
     // The key shares the snapshot's text: nothing is copied on a keystroke.
-    let key = schema_memo::Key {
-        settings: format!(
+    let key = schema_memo::Key::new(
+        format!(
             "{:?}|{:?}|{}|{:?}|{:?}|{}",
             opts.profile,
             opts.protocol_version,
@@ -369,8 +369,8 @@ fn derive_memoized(
             context.file_stem
         ),
         text,
-        hint: process_hints(view, process).hint.map(|h| h.span.clone()),
-    };
+        process_hints(view, process).hint.map(|h| h.span.clone()),
+    );
     let header = |yaml: &YamlDoc| {
         let mut json = process.node.to_json_without(yaml, &["inputs", "outputs"])?;
         if let Some(map) = json.as_object_mut() {
@@ -484,65 +484,94 @@ mod schema_memo {
         }
     }
 
-    /// The document text without the hint (compared in place), and the settings and place.
+    /// The document text without the hint, and the settings and place: what the schemas of a
+    /// root process depend on. Kept in the memo as its hash ([`Stored`]).
     pub struct Key {
         pub settings: String,
         pub text: Arc<str>,
         pub hint: Option<std::ops::Range<usize>>,
+        hash: OnceLock<u128>,
     }
 
     impl Key {
-        fn parts(&self) -> (&str, Option<&str>) {
-            match &self.hint {
-                Some(h) => (&self.text[..h.start], Some(&self.text[h.end..])),
-                None => (&self.text, None),
+        pub fn new(settings: String, text: Arc<str>, hint: Option<std::ops::Range<usize>>) -> Key {
+            Key {
+                settings,
+                text,
+                hint,
+                hash: OnceLock::new(),
             }
+        }
+
+        /// The settings, then the text before the hint and the text after it (or the whole
+        /// text, when there is no hint).
+        fn parts(&self) -> Vec<&[u8]> {
+            let t = self.text.as_bytes();
+            match &self.hint {
+                Some(h) => vec![self.settings.as_bytes(), &t[..h.start], &t[h.end..]],
+                None => vec![self.settings.as_bytes(), t],
+            }
+        }
+
+        fn len(&self) -> usize {
+            self.parts().iter().map(|p| p.len()).sum()
+        }
+
+        fn hash(&self) -> u128 {
+            *self
+                .hash
+                .get_or_init(|| crate::base::content_hash(&self.parts()))
         }
     }
 
-    impl PartialEq for Key {
-        fn eq(&self, other: &Key) -> bool {
-            self.settings == other.settings && self.parts() == other.parts()
-        }
+    /// A key as the memo keeps it: its hash ([`content_hash`](crate::base::content_hash),
+    /// trusted as the key), and its length. No version's text is kept alive by the memo (it
+    /// held the texts of the two most recent versions that stored schemas, 2.3 MB apiece at
+    /// 50,000 lines, issue 14).
+    struct Stored {
+        hash: u128,
+        len: usize,
     }
 
     /// At most this many entries, and beyond the two most recent no more than
-    /// `BUDGET_BYTES` of document text in their keys (each key keeps its version's text), the
-    /// budget of the YAML memo.
+    /// `BUDGET_BYTES` of document text (the length of each key) in all, the budget of the
+    /// YAML memo.
     const CAPACITY: usize = 8;
-    type Entry = (Key, Arc<Schemas>);
+    type Entry = (Stored, Arc<Schemas>);
     static MEMO: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 
-    /// The schemas memoized under `key`, moved to the front and rekeyed to `key`'s text: a
-    /// memo hit on every keystroke in the hint would otherwise keep the text of the version
-    /// that stored it alive (2.3 MB at 50,000 lines) long after every model of it is gone.
+    /// The schemas memoized under `key`, moved to the front (the key hashed only when an
+    /// entry has its length).
     pub fn lookup(key: &Key) -> Option<Arc<Schemas>> {
+        let len = key.len();
         let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
-        let i = memo.iter().position(|(k, _)| k == key)?;
-        let (mut stored, found) = memo.remove(i);
-        let old = std::mem::replace(&mut stored.text, key.text.clone());
-        stored.hint = key.hint.clone();
-        memo.insert(0, (stored, found.clone()));
-        drop(memo);
-        drop(old);
+        let i = memo
+            .iter()
+            .position(|(k, _)| k.len == len && k.hash == key.hash())?;
+        let entry = memo.remove(i);
+        let found = entry.1.clone();
+        memo.insert(0, entry);
         Some(found)
     }
 
     pub fn store(key: Key, schemas: Schemas) -> Arc<Schemas> {
         let schemas = Arc::new(schemas);
+        let stored = Stored {
+            hash: key.hash(),
+            len: key.len(),
+        };
+        drop(key);
         let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
-        memo.insert(0, (key, schemas.clone()));
+        memo.insert(0, (stored, schemas.clone()));
         let kept = crate::document::yaml::memo::kept(
-            memo.iter().map(|(k, _)| k.text.len()),
+            memo.iter().map(|(k, _)| k.len),
             BUDGET_BYTES,
             CAPACITY,
         );
         // The evicted Tool's parts (one per input of a large `inputs`) are freed off the
-        // keystroke's path; their keys (a version's text each, one free) at once.
-        let (keys, evicted): (Vec<Key>, Vec<Arc<Schemas>>) =
-            memo.split_off(kept).into_iter().unzip();
+        // keystroke's path.
+        let evicted: Vec<Arc<Schemas>> = memo.split_off(kept).into_iter().map(|e| e.1).collect();
         drop(memo);
-        drop(keys);
         crate::base::free_later(evicted);
         schemas
     }
@@ -677,6 +706,70 @@ mod memo_text_tests {
                 "broken: {broken}: the first version's text outlives its model"
             );
             drop(next);
+        }
+    }
+
+    /// Typing in one input builds the new `inputs` from the one before, which then keeps only
+    /// its text's hash: the text of the version before is freed with its model (neither the
+    /// YAML memo's section nor the schema memo keeps it), and an undo still finds that
+    /// section by its hash. Also while an input is broken (keyed by `T'`).
+    #[test]
+    fn a_section_built_from_the_one_before_frees_that_version_s_text() {
+        use crate::document::yaml::memo::Memo;
+        let tag = format!("{}-{:?}", std::process::id(), std::thread::current().id());
+        let context = DocumentContext::from_uri("file:///w/tool.cwl");
+        for broken in [false, true] {
+            let text = |typed: &str| -> String {
+                let inputs: String = (0..400)
+                    .map(|i| match i {
+                        7 if broken => "  in_7: {type: string, doc: [x}\n".to_string(),
+                        200 => format!("  in_200:\n    type: string\n    doc: {typed}\n"),
+                        _ => format!("  in_{i}:\n    type: string\n    doc: input {i} of {tag}\n"),
+                    })
+                    .collect();
+                format!(
+                    "cwlVersion: v1.2\nclass: CommandLineTool\nid: t\n\
+                     $namespaces: {{mcp: \"https://eoap.github.io/cwl-mcp-extension#\"}}\n\
+                     hints:\n  - class: mcp:Tool\n    description: Echoes.\n\
+                     inputs:\n{inputs}outputs: {{}}\nbaseCommand: echo\n"
+                )
+            };
+            let version = |typed: &str| -> (Weak<str>, Arc<Memo>, Model) {
+                let snapshot = Document::new(text(typed), 1).snapshot();
+                assert_eq!(snapshot.settled.is_some(), broken);
+                let keyed = match &snapshot.settled {
+                    Some(settled) => Arc::downgrade(&settled.valid),
+                    None => Arc::downgrade(&snapshot.text),
+                };
+                let model = Model::new(snapshot, Settings::default(), context.clone());
+                assert!(model.entries().next().is_some_and(|e| e.has_tool()));
+                let yaml = model.yaml();
+                let inputs = yaml.root.as_ref().and_then(|r| r.get("inputs")).unwrap();
+                let section = yaml.deferred_part(inputs).expect("a deferred `inputs`");
+                (keyed, section.memo().clone(), model)
+            };
+            // Other tests share the memos and may evict ours between two versions: a few
+            // tries, each with texts of its own.
+            let undone = (0..5).any(|k| {
+                let (first, section, model) = version(&format!("typed {k}"));
+                let (_, _, next) = version(&format!("typed {k}, more"));
+                drop(model);
+                let freed = (0..1000).any(|_| {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                    first.upgrade().is_none()
+                });
+                assert!(
+                    freed,
+                    "broken: {broken}: the text of the version before outlives its model"
+                );
+                let (_, again, undo) = version(&format!("typed {k}"));
+                drop((next, undo));
+                Arc::ptr_eq(&section, &again)
+            });
+            assert!(
+                undone,
+                "broken: {broken}: an undo finds the section by its hash"
+            );
         }
     }
 }

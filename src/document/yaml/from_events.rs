@@ -54,7 +54,7 @@ fn tagged(
     anchor: &Option<String>,
     anchors: &mut HashMap<String, Node>,
 ) -> Node {
-    node.tag = tag.clone();
+    node.tag = tag.as_deref().map(Box::from);
     if let Some(a) = anchor {
         anchors.insert(a.clone(), node.clone());
     }

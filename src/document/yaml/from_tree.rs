@@ -11,8 +11,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::base::text_hash;
-
 use super::doc::{Source, YamlDoc};
 use super::errors::{SyntaxError, duplicate_keys};
 use super::memo::{self, DeferredPart};
@@ -45,7 +43,7 @@ struct Salvage {
 }
 
 /// A section's entries by the hash of their memo text (kept with the section's memo).
-struct EntryIndex(HashMap<u64, Vec<u32>>);
+struct EntryIndex(HashMap<u128, Vec<u32>>);
 
 impl EntryIndex {
     /// The index of `section`, built once per section memo.
@@ -54,10 +52,10 @@ impl EntryIndex {
         if let Some(found) = crate::base::held_of::<EntryIndex>(&lock()) {
             return found;
         }
-        let mut index: HashMap<u64, Vec<u32>> = HashMap::new();
+        let mut index: HashMap<u128, Vec<u32>> = HashMap::new();
         for (i, part) in section.view.deferred.iter().enumerate() {
             index
-                .entry(text_hash(&part.memo().text.get()))
+                .entry(part.memo().text.hash())
                 .or_default()
                 .push(i as u32);
         }
@@ -84,11 +82,11 @@ impl Salvage {
                 })
                 .collect()
         });
-        let h = text_hash(text);
+        let mut h = Some(memo::hash_of(text));
         sections.iter().find_map(|(section, index)| {
-            index.0.get(&h)?.iter().find_map(|&i| {
+            index.0.get(&h?)?.iter().find_map(|&i| {
                 let memo = section.view.deferred.get(i as usize)?.memo();
-                memo.text.is(text).then(|| memo.clone())
+                memo.text.matches(text, &mut h).then(|| memo.clone())
             })
         })
     }
@@ -187,7 +185,7 @@ impl<'t> TreeBuilder<'t> {
                 } else {
                     node.span = n.end_byte()..n.end_byte();
                 }
-                node.tag = tag;
+                node.tag = tag.map(String::into_boxed_str);
                 if let Some(name) = anchor {
                     self.anchors.insert(name, node.clone());
                 }
@@ -460,7 +458,7 @@ impl<'t> TreeBuilder<'t> {
         let lead = start - line_start(self.text, start);
         let (old, p, s) = most_alike(recent, key, list, lead)?;
         let layout = old.layout.as_ref()?;
-        let old_text = old.text.get();
+        let old_text = old.text.text()?;
         let old_len = old_text.len();
         let d = key.len() as isize - old_len as isize;
         let slots = &layout.slots;
@@ -523,12 +521,17 @@ impl<'t> TreeBuilder<'t> {
         }
         // The slots between, walked and built.
         let (pre, suf) = (at(head), at(n - tail));
-        let by_text: HashMap<memo::KeyText, &Arc<memo::Memo>> = old.view.deferred
-            [pre.parts..suf.parts]
+        let by_hash: HashMap<u128, &Arc<memo::Memo>> = old.view.deferred[pre.parts..suf.parts]
             .iter()
-            .map(|part| (part.memo().text.get(), part.memo()))
+            .map(|part| (part.memo().text.hash(), part.memo()))
             .collect();
-        let mut find = |text: &str| by_text.get(text).map(|m| Arc::clone(m));
+        let mut find = |text: &str| {
+            let mut h = Some(memo::hash_of(text));
+            by_hash
+                .get(&h?)
+                .filter(|m| m.text.matches(text, &mut h))
+                .map(|m| Arc::clone(m))
+        };
         let mut sub = self.nested();
         let mut middle = Entries::new(start, lead);
         let mut reached = tail == 0;
@@ -565,7 +568,6 @@ impl<'t> TreeBuilder<'t> {
             Kind::Seq { items, .. } if list => (&[], items),
             _ => return None,
         };
-        drop(by_text);
         // What is moved lies in the common suffix, so it stays inside the section; were the
         // lowest of it to move before the section, the whole walk decides (no panic).
         let lowest = slots[n - tail..]
@@ -711,6 +713,8 @@ impl<'t> TreeBuilder<'t> {
             keys,
             repeated,
         });
+        drop(old_text);
+        memo::superseded(&old);
         Some(m)
     }
 
@@ -792,7 +796,7 @@ impl<'t> TreeBuilder<'t> {
             let mut sub = self.nested();
             let node = sub.node(v, depth);
             Arc::new(memo::Memo::new(
-                memo::MemoText::copied(text),
+                memo::MemoText::hashed(text),
                 node.shifted_back(span.start),
                 shifted_back(sub.errors, span.start),
                 Vec::new(),
@@ -1045,7 +1049,7 @@ fn most_alike(
         if layout.list != list || layout.lead != lead {
             continue;
         }
-        let a = m.text.get();
+        let Some(a) = m.text.text() else { continue };
         let (a, b) = (a.as_bytes(), key.as_bytes());
         let p = common_prefix(a, b);
         let s = common_suffix(&a[p..], &b[p..]);
@@ -1188,10 +1192,11 @@ fn reusable(
         .map(|v| &text[memo_key(text, &(v.start_byte()..v.end_byte()))])
         .collect();
     let n = keys.len();
+    let mut hashes: Vec<Option<u128>> = vec![None; n];
     let mut best: Option<(usize, usize, &[DeferredPart])> = None;
     for section in sections {
         let old = &section.view.deferred[..];
-        let same = |i: usize, j: usize| old[j].memo().text.is(keys[i]);
+        let mut same = |i: usize, j: usize| old[j].memo().text.matches(keys[i], &mut hashes[i]);
         let front = (0..n.min(old.len())).take_while(|&i| same(i, i)).count();
         let back = (0..(n - front).min(old.len() - front))
             .take_while(|&k| same(n - 1 - k, old.len() - 1 - k))

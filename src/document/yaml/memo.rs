@@ -28,21 +28,37 @@ const CAPACITY: usize = 32;
 /// its keys' document texts to the same budget.
 pub const BUDGET_BYTES: usize = 4 << 20;
 
-/// A memo's key text: a range of the document text its section was built from, shared with
-/// that version (a section of at least half the document: a large tool's `inputs`, which held
-/// a 2.3 MB copy per kept version), or a copy of its own (smaller sections and the entries,
-/// which outlive many versions and would otherwise keep a whole old text alive). A shared key
-/// found again in a newer version shares that version's text from then on
-/// ([`lookup`]): a section unchanged while the user types elsewhere (the hint, `baseCommand`)
-/// no longer keeps the text of the version that built it alive beside the newest ones.
+/// A memo's key: the text its subtree was built from, or only that text's content hash.
+///
+/// - A section of at least half the document (a large tool's `inputs`, which held a 2.3 MB
+///   copy per kept version) shares the version's text: the most recent one keeps it, as the
+///   base the next version's section is built from ([`most_alike`](super) compares texts);
+///   found again in a newer version, it shares that version's text from then on ([`lookup`]).
+///   Once a newer section is stored, it keeps only the hash ([`store`]): an undo still finds
+///   it, and no older version's text stays alive beside the newest ones.
+/// - A smaller section copies its text.
+/// - An entry keeps the hash alone: its memo outlives many versions, and the copies of a
+///   50,000-line tool's entries were a second 2.3 MB copy of its `inputs` (issue 14). The
+///   hash is [`content_hash`](crate::base::content_hash)'s 128 bits, trusted as the text.
 pub struct MemoText(Keyed);
 
 enum Keyed {
     Own(Arc<str>),
     Shared {
         len: usize,
-        at: Mutex<(Arc<str>, Range<usize>)>,
+        at: Mutex<At>,
     },
+    Hashed {
+        len: usize,
+        hash: u128,
+        dollar: bool,
+    },
+}
+
+/// Where a large section's key is: a range of a version's text, or only its hash.
+enum At {
+    Text(Arc<str>, Range<usize>),
+    Hash(u128),
 }
 
 /// A memo's key text, read: borrowed from a copy of its own, or the version's text it shares
@@ -62,24 +78,9 @@ impl std::ops::Deref for KeyText<'_> {
     }
 }
 
-impl PartialEq for KeyText<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        **self == **other
-    }
-}
-
-impl Eq for KeyText<'_> {}
-
-impl std::hash::Hash for KeyText<'_> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        (**self).hash(state)
-    }
-}
-
-impl std::borrow::Borrow<str> for KeyText<'_> {
-    fn borrow(&self) -> &str {
-        self
-    }
+/// The hash [`MemoText`] keeps of `text`.
+pub fn hash_of(text: &str) -> u128 {
+    crate::base::content_hash(&[text.as_bytes()])
 }
 
 impl MemoText {
@@ -88,7 +89,7 @@ impl MemoText {
         if range.len() * 2 >= text.len() {
             MemoText(Keyed::Shared {
                 len: range.len(),
-                at: Mutex::new((text.clone(), range)),
+                at: Mutex::new(At::Text(text.clone(), range)),
             })
         } else {
             MemoText::copied(&text[range])
@@ -99,21 +100,40 @@ impl MemoText {
         MemoText(Keyed::Own(Arc::from(text)))
     }
 
-    /// The text.
-    pub fn get(&self) -> KeyText<'_> {
+    /// An entry's key: `text`'s hash and length, and whether it holds a `$`.
+    pub fn hashed(text: &str) -> MemoText {
+        MemoText(Keyed::Hashed {
+            len: text.len(),
+            hash: hash_of(text),
+            dollar: memchr::memchr(b'$', text.as_bytes()).is_some(),
+        })
+    }
+
+    /// The text, when the key holds it (not an entry's, nor a section's no longer the most
+    /// recent).
+    pub fn text(&self) -> Option<KeyText<'_>> {
         match &self.0 {
-            Keyed::Own(text) => KeyText::Borrowed(text),
-            Keyed::Shared { at, .. } => {
-                let at = at.lock().unwrap_or_else(|p| p.into_inner());
-                KeyText::Held(at.0.clone(), at.1.clone())
-            }
+            Keyed::Own(text) => Some(KeyText::Borrowed(text)),
+            Keyed::Shared { at, .. } => match &*at.lock().unwrap_or_else(|p| p.into_inner()) {
+                At::Text(whole, range) => Some(KeyText::Held(whole.clone(), range.clone())),
+                At::Hash(_) => None,
+            },
+            Keyed::Hashed { .. } => None,
+        }
+    }
+
+    /// Whether the text may hold a `$` (always, when the key holds the text: read it).
+    pub fn may_hold_dollar(&self) -> bool {
+        match &self.0 {
+            Keyed::Hashed { dollar, .. } => *dollar,
+            _ => true,
         }
     }
 
     pub fn len(&self) -> usize {
         match &self.0 {
             Keyed::Own(text) => text.len(),
-            Keyed::Shared { len, .. } => *len,
+            Keyed::Shared { len, .. } | Keyed::Hashed { len, .. } => *len,
         }
     }
 
@@ -123,7 +143,35 @@ impl MemoText {
 
     /// Whether the text is `text` (the lengths compared first).
     pub fn is(&self, text: &str) -> bool {
-        self.len() == text.len() && *self.get() == *text
+        self.matches(text, &mut None)
+    }
+
+    /// [`MemoText::is`], with `text`'s hash computed at most once over many keys (`hash`).
+    pub fn matches(&self, text: &str, hash: &mut Option<u128>) -> bool {
+        if self.len() != text.len() {
+            return false;
+        }
+        let mut hashed = |h: u128| *hash.get_or_insert_with(|| hash_of(text)) == h;
+        match &self.0 {
+            Keyed::Own(own) => **own == *text,
+            Keyed::Shared { at, .. } => match &*at.lock().unwrap_or_else(|p| p.into_inner()) {
+                At::Text(whole, range) => whole[range.clone()] == *text,
+                At::Hash(h) => hashed(*h),
+            },
+            Keyed::Hashed { hash: h, .. } => hashed(*h),
+        }
+    }
+
+    /// The text's hash (computed when the key holds the text).
+    pub fn hash(&self) -> u128 {
+        match &self.0 {
+            Keyed::Hashed { hash, .. } => *hash,
+            Keyed::Own(text) => hash_of(text),
+            Keyed::Shared { at, .. } => match &*at.lock().unwrap_or_else(|p| p.into_inner()) {
+                At::Text(whole, range) => hash_of(&whole[range.clone()]),
+                At::Hash(h) => *h,
+            },
+        }
     }
 
     /// A shared key shares `text[range]` (the same content) from now on; the text it shared
@@ -133,49 +181,88 @@ impl MemoText {
             return None;
         };
         let mut at = at.lock().unwrap_or_else(|p| p.into_inner());
-        if Arc::ptr_eq(&at.0, text) {
+        if let At::Text(whole, _) = &*at
+            && Arc::ptr_eq(whole, text)
+        {
             return None;
         }
-        debug_assert_eq!(at.0[at.1.clone()], text[range.clone()]);
-        Some(std::mem::replace(&mut *at, (text.clone(), range)).0)
+        match std::mem::replace(&mut *at, At::Text(text.clone(), range.clone())) {
+            At::Text(whole, was) => {
+                debug_assert_eq!(whole[was], text[range]);
+                Some(whole)
+            }
+            At::Hash(h) => {
+                debug_assert_eq!(h, hash_of(&text[range]));
+                None
+            }
+        }
     }
 
-    /// The allocation this key keeps alive and its size.
-    fn pins(&self) -> (*const u8, usize) {
+    /// A shared key keeps its text's hash alone from now on; the text it shared is returned,
+    /// to be dropped outside the memo's lock.
+    fn forget_text(&self) -> Option<Arc<str>> {
+        let Keyed::Shared { at, .. } = &self.0 else {
+            return None;
+        };
+        let mut at = at.lock().unwrap_or_else(|p| p.into_inner());
+        let At::Text(whole, range) = &*at else {
+            return None;
+        };
+        let hash = hash_of(&whole[range.clone()]);
+        match std::mem::replace(&mut *at, At::Hash(hash)) {
+            At::Text(whole, _) => Some(whole),
+            At::Hash(_) => None,
+        }
+    }
+
+    /// The allocation this key keeps alive (`None`: none, only a hash) and the bytes counted
+    /// for it (the text's length when it keeps only a hash: the memo's subtree is still
+    /// about that large).
+    fn pins(&self) -> (Option<*const u8>, usize) {
         match &self.0 {
-            Keyed::Own(text) => (text.as_ptr(), text.len()),
-            Keyed::Shared { at, .. } => {
-                let at = at.lock().unwrap_or_else(|p| p.into_inner());
-                (at.0.as_ptr(), at.0.len())
-            }
+            Keyed::Own(text) => (Some(text.as_ptr()), text.len()),
+            Keyed::Shared { at, len } => match &*at.lock().unwrap_or_else(|p| p.into_inner()) {
+                At::Text(whole, _) => (Some(whole.as_ptr()), whole.len()),
+                At::Hash(_) => (None, *len),
+            },
+            Keyed::Hashed { len, .. } => (None, *len),
         }
     }
 }
 
 impl std::fmt::Debug for MemoText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&*self.get(), f)
+        match self.text() {
+            Some(text) => std::fmt::Debug::fmt(&*text, f),
+            None => write!(f, "<{} bytes, hashed>", self.len()),
+        }
     }
 }
 
+/// Two keys of the same text (compared by hash when either keeps only a hash).
 impl PartialEq for MemoText {
     fn eq(&self, other: &MemoText) -> bool {
-        self.len() == other.len() && *self.get() == *other.get()
+        if self.len() != other.len() {
+            return false;
+        }
+        match (self.text(), other.text()) {
+            (Some(a), Some(b)) => *a == *b,
+            _ => self.hash() == other.hash(),
+        }
     }
 }
 
 /// The bytes each of `texts` keeps alive that no text before it keeps (memos of one version
-/// share its text): what the budget counts.
+/// share its text), or counts as its size when it keeps only a hash: what the budget counts.
 fn pinned<'a>(texts: impl Iterator<Item = &'a MemoText>) -> impl Iterator<Item = usize> {
     let mut seen: Vec<*const u8> = Vec::new();
-    texts.map(move |t| {
-        let (p, len) = t.pins();
-        if seen.contains(&p) {
-            0
-        } else {
+    texts.map(move |t| match t.pins() {
+        (Some(p), _) if seen.contains(&p) => 0,
+        (Some(p), len) => {
             seen.push(p);
             len
         }
+        (None, len) => len,
     })
 }
 
@@ -299,12 +386,19 @@ pub fn enabled() -> bool {
 pub fn lookup(shared: &Arc<str>, range: Range<usize>) -> Option<Arc<Memo>> {
     let text = &shared[range.clone()];
     let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
-    let i = memo.iter().position(|m| m.text.is(text))?;
+    let mut hash = None;
+    let i = memo.iter().position(|m| m.text.matches(text, &mut hash))?;
     let found = memo.remove(i);
     memo.insert(0, found.clone());
     drop(memo);
     drop(found.text.rekey(shared, range));
     Some(found)
+}
+
+/// `old`, the section a new version's section was just built from, keeps only its text's
+/// hash from now on ([`MemoText`]): the newest section is the base of the next version's.
+pub(super) fn superseded(old: &Memo) {
+    drop(old.text.forget_text());
 }
 
 /// The memoized sections with parts, most recent first: where the entries of a section whose
@@ -484,10 +578,21 @@ mod tests {
         let doc = YamlDoc::parse(text);
         let inputs = doc.root.as_ref().unwrap().get("inputs").unwrap();
         let part = doc.deferred_part(inputs).expect("a deferred `inputs`");
+        let (source, at) = (doc.text().unwrap(), part.offset());
         let calls = AtomicUsize::new(0);
         let texts = part.entries_derived(|entry| {
             calls.fetch_add(1, Ordering::Relaxed);
-            entry.memo().text.get().to_string()
+            let memo = entry.memo();
+            assert!(
+                memo.text.text().is_none(),
+                "an entry keeps its text's hash alone"
+            );
+            // The key: the entry's text from the start of its first line.
+            let line = source[..at + entry.span.start]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            assert!(memo.text.is(&source[line..][..memo.text.len()]));
+            source[at + entry.span.start..at + entry.span.end].to_string()
         });
         (texts.to_vec(), calls.into_inner())
     }
@@ -513,13 +618,14 @@ mod tests {
                 .split_inclusive("\n")
                 .collect::<Vec<_>>()
                 .chunks(3)
-                .map(|c| c[1..].concat())
+                .map(|c| c[1..].concat().trim().to_string())
                 .collect()
         };
         let (first, calls) = entry_texts(&text("plain"));
         assert!(
             first == entries(&text("plain")),
-            "each entry's body text, in order"
+            "each entry's body text, in order: {:?}",
+            &first[..2]
         );
         assert_eq!(calls, 400);
         // Other tests' builds may evict the section before from the shared memo: a few tries.
@@ -541,8 +647,8 @@ mod tests {
         let doc: Arc<str> = Arc::from("inputs:\n  a: string\n  b: File\nid: x\n");
         let inputs = MemoText::of(&doc, 0..doc.len() - 6);
         let small = MemoText::of(&doc, doc.len() - 6..doc.len());
-        assert_eq!(&*inputs.get(), &doc[..doc.len() - 6]);
-        assert_eq!(&*small.get(), "id: x\n");
+        assert_eq!(&*inputs.text().unwrap(), &doc[..doc.len() - 6]);
+        assert_eq!(&*small.text().unwrap(), "id: x\n");
         assert_eq!(
             Arc::strong_count(&doc),
             2,

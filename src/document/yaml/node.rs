@@ -51,7 +51,7 @@ pub struct Pair {
 pub struct Node {
     pub span: Span,
     pub kind: Kind,
-    pub tag: Option<String>,
+    pub tag: Option<Box<str>>,
 }
 
 impl Node {

@@ -93,7 +93,7 @@ fn event_node(
             let node = Node::new(
                 event.start..event.end,
                 Kind::Scalar {
-                    text: value.clone(),
+                    text: value.as_str().into(),
                     style,
                 },
             );

@@ -228,21 +228,21 @@ impl<'t> TreeBuilder<'t> {
             "plain_scalar" => Node::new(
                 span,
                 Kind::Scalar {
-                    text: fold_plain(self.slice(n)),
+                    text: fold_plain(self.slice(n)).into(),
                     style: Style::Plain,
                 },
             ),
             "single_quote_scalar" => Node::new(
                 span,
                 Kind::Scalar {
-                    text: decode_single(self.slice(n)),
+                    text: decode_single(self.slice(n)).into(),
                     style: Style::SingleQuoted,
                 },
             ),
             "double_quote_scalar" => Node::new(
                 span,
                 Kind::Scalar {
-                    text: decode_double(self.slice(n)),
+                    text: decode_double(self.slice(n)).into(),
                     style: Style::DoubleQuoted,
                 },
             ),
@@ -256,7 +256,13 @@ impl<'t> TreeBuilder<'t> {
                     .take_while(|&b| b == b' ')
                     .count();
                 let (text, style) = decode_block(raw, parent_indent);
-                Node::new(span, Kind::Scalar { text, style })
+                Node::new(
+                    span,
+                    Kind::Scalar {
+                        text: text.into(),
+                        style,
+                    },
+                )
             }
             "alias" => Node::new(
                 span,

@@ -28,7 +28,9 @@ pub enum Kind {
         flow: bool,
     },
     Scalar {
-        text: String,
+        /// Kept inline up to 24 bytes (most keys and values of a CWL document: no
+        /// allocation apiece, issue 14).
+        text: compact_str::CompactString,
         style: Style,
     },
     Alias(String),
@@ -68,7 +70,7 @@ impl Node {
         Node::new(
             at..at,
             Kind::Scalar {
-                text: String::new(),
+                text: compact_str::CompactString::const_new(""),
                 style: Style::Plain,
             },
         )

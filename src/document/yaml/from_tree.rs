@@ -430,14 +430,14 @@ impl<'t> TreeBuilder<'t> {
             out.parts,
             0,
         );
-        m.layout = described.then_some(memo::Layout {
+        m.layout = described.then_some(Box::new(memo::Layout {
             list,
             lead,
             slots: out.slots,
             end,
             keys,
             repeated,
-        });
+        }));
         m
     }
 
@@ -711,14 +711,14 @@ impl<'t> TreeBuilder<'t> {
             })
         });
         let mut m = memo::Memo::new(key_text, node, errors, parts, 0);
-        m.layout = Some(memo::Layout {
+        m.layout = Some(Box::new(memo::Layout {
             list,
             lead,
             slots: new_slots,
             end,
             keys,
             repeated,
-        });
+        }));
         drop(old_text);
         memo::superseded(&old);
         Some(m)
@@ -981,7 +981,9 @@ impl Spare {
             Kind::Seq { items, .. } => spare.items = items,
             _ => {}
         }
-        spare.parts = std::mem::take(&mut m.view.deferred);
+        if let Some(view) = Arc::get_mut(&mut m.view) {
+            spare.parts = std::mem::take(&mut view.deferred);
+        }
         if let Some(layout) = m.layout.take() {
             spare.slots = layout.slots;
             spare.keys = layout.keys;

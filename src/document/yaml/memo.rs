@@ -280,7 +280,10 @@ pub struct Memo {
     /// What `node` is read in: its own parts (the entries of a large `inputs`, each memoized
     /// by its content, so that an edit in one entry builds that entry alone), spans relative to
     /// the subtree's start.
-    pub view: YamlDoc,
+    ///
+    /// An entry has no parts: its view is one empty document shared by all ([`Memo::new`]),
+    /// not 184 bytes in each of a large `inputs`' thousands of entries.
+    pub view: Arc<YamlDoc>,
     /// The nesting depth its JSON is built at (the entries of a section are one level down).
     pub(super) depth: usize,
     /// Its JSON form and how many values that holds below its root, built on first read
@@ -291,7 +294,8 @@ pub struct Memo {
     pub derived: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
     /// How a section built entry by entry lies in `text`: what the next version of the
     /// section reuses where its text is unchanged.
-    pub(super) layout: Option<Layout>,
+    /// (Boxed: an entry has none.)
+    pub(super) layout: Option<Box<Layout>>,
 }
 
 /// The named children of a section's block mapping or list, one [`Slot`] each, in order, and
@@ -346,8 +350,15 @@ impl Memo {
         parts: Vec<DeferredPart>,
         depth: usize,
     ) -> Memo {
-        let mut view = YamlDoc::empty();
-        view.deferred = parts;
+        static EMPTY: std::sync::LazyLock<Arc<YamlDoc>> =
+            std::sync::LazyLock::new(|| Arc::new(YamlDoc::empty()));
+        let view = if parts.is_empty() {
+            EMPTY.clone()
+        } else {
+            let mut view = YamlDoc::empty();
+            view.deferred = parts;
+            Arc::new(view)
+        };
         Memo {
             text,
             node,
@@ -458,7 +469,8 @@ pub struct DeferredPart {
     pub(super) memo: Arc<Memo>,
     /// Where the memo's own parts are in the document's list (they follow this one).
     base: usize,
-    built: OnceLock<Node>,
+    /// (Boxed: most parts are never read shifted.)
+    built: OnceLock<Box<Node>>,
 }
 
 impl Clone for DeferredPart {
@@ -561,7 +573,7 @@ impl DeferredPart {
     /// entries stay deferred: each is built when read).
     pub(super) fn node(&self) -> &Node {
         self.built
-            .get_or_init(|| self.memo.node.placed(self.span.start, self.base))
+            .get_or_init(|| Box::new(self.memo.node.placed(self.span.start, self.base)))
     }
 }
 

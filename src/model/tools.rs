@@ -655,6 +655,30 @@ mod memo_text_tests {
     use crate::document::Document;
     use crate::model::Model;
 
+    /// The model of `text` opened afresh (broken or not, as `broken` says), and the text its
+    /// YAML and memos are keyed by (`T'` when broken), held weakly.
+    fn analysed(text: String, broken: bool) -> (Weak<str>, Model) {
+        let snapshot = Document::new(text, 1).snapshot();
+        assert_eq!(snapshot.settled.is_some(), broken);
+        let keyed = match &snapshot.settled {
+            Some(settled) => Arc::downgrade(&settled.valid),
+            None => Arc::downgrade(&snapshot.text),
+        };
+        let context = DocumentContext::from_uri("file:///w/tool.cwl");
+        let model = Model::new(snapshot, Settings::default(), context);
+        assert!(model.entries().next().is_some_and(|e| e.has_tool()));
+        (keyed, model)
+    }
+
+    /// Whether `text` is freed within a second. Tests on other threads share the memos: one
+    /// may hold a section memo for a moment (the recent sections a build reads).
+    fn freed(text: &Weak<str>) -> bool {
+        (0..1000).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            text.upgrade().is_none()
+        })
+    }
+
     /// A version's text is freed with its last model: the memos that the next version finds
     /// again (its `inputs` and schemas unchanged while the hint is edited) share that
     /// version's text from then on, instead of keeping the text of the version that built
@@ -678,31 +702,13 @@ mod memo_text_tests {
                      inputs:\n{inputs}outputs: {{}}\nbaseCommand: echo\n"
                 )
             };
-            let context = DocumentContext::from_uri("file:///w/tool.cwl");
-            let version = |description: &str| -> (Weak<str>, Model) {
-                let snapshot = Document::new(text(description), 1).snapshot();
-                assert_eq!(snapshot.settled.is_some(), broken);
-                // The text the YAML and the memos are keyed by.
-                let keyed = match &snapshot.settled {
-                    Some(settled) => Arc::downgrade(&settled.valid),
-                    None => Arc::downgrade(&snapshot.text),
-                };
-                let model = Model::new(snapshot, Settings::default(), context.clone());
-                assert!(model.entries().next().is_some_and(|e| e.has_tool()));
-                (keyed, model)
-            };
+            let version = |description: &str| analysed(text(description), broken);
             let (first, model) = version("Echoes.");
             let (_, next) = version("Echoes its inputs.");
             assert!(first.upgrade().is_some());
             drop(model);
-            // Tests on other threads share the memos: one may hold a section memo for a
-            // moment (the recent sections a build reads), or evict ours.
-            let freed = (0..1000).any(|_| {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-                first.upgrade().is_none()
-            });
             assert!(
-                freed,
+                freed(&first),
                 "broken: {broken}: the first version's text outlives its model"
             );
             drop(next);
@@ -717,7 +723,6 @@ mod memo_text_tests {
     fn a_section_built_from_the_one_before_frees_that_version_s_text() {
         use crate::document::yaml::memo::Memo;
         let tag = format!("{}-{:?}", std::process::id(), std::thread::current().id());
-        let context = DocumentContext::from_uri("file:///w/tool.cwl");
         for broken in [false, true] {
             let text = |typed: &str| -> String {
                 let inputs: String = (0..400)
@@ -735,14 +740,7 @@ mod memo_text_tests {
                 )
             };
             let version = |typed: &str| -> (Weak<str>, Arc<Memo>, Model) {
-                let snapshot = Document::new(text(typed), 1).snapshot();
-                assert_eq!(snapshot.settled.is_some(), broken);
-                let keyed = match &snapshot.settled {
-                    Some(settled) => Arc::downgrade(&settled.valid),
-                    None => Arc::downgrade(&snapshot.text),
-                };
-                let model = Model::new(snapshot, Settings::default(), context.clone());
-                assert!(model.entries().next().is_some_and(|e| e.has_tool()));
+                let (keyed, model) = analysed(text(typed), broken);
                 let yaml = model.yaml();
                 let inputs = yaml.root.as_ref().and_then(|r| r.get("inputs")).unwrap();
                 let section = yaml.deferred_part(inputs).expect("a deferred `inputs`");
@@ -754,12 +752,8 @@ mod memo_text_tests {
                 let (first, section, model) = version(&format!("typed {k}"));
                 let (_, _, next) = version(&format!("typed {k}, more"));
                 drop(model);
-                let freed = (0..1000).any(|_| {
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                    first.upgrade().is_none()
-                });
                 assert!(
-                    freed,
+                    freed(&first),
                     "broken: {broken}: the text of the version before outlives its model"
                 );
                 let (_, again, undo) = version(&format!("typed {k}"));

@@ -20,8 +20,15 @@ use crate::hint::values::HintValues;
 
 use super::Model;
 
-/// An input's rendered schemas, by surroundings, kept with its memoized text.
-struct Rendered(Mutex<Vec<(String, Arc<dyn Any + Send + Sync>)>>);
+/// An input's rendered schemas, by surroundings, kept with its memoized text. Each is keyed by
+/// its renderer key's hash ([`content_hash`](crate::base::content_hash), trusted as the key):
+/// the key begins with the surroundings, the same long text for every input, and a copy of it
+/// in each of a 50,000-line tool's 2,800 inputs was 0.6 MB (issue 14).
+struct Rendered(Mutex<Vec<(u128, Arc<dyn Any + Send + Sync>)>>);
+
+fn key_hash(key: &str) -> u128 {
+    crate::base::content_hash(&[key.as_bytes()])
+}
 
 /// How many surroundings (settings, what rendering reads outside the inputs:
 /// `TypeEnv::identity`, renderer pass) an input keeps: the current and the one before (an
@@ -39,8 +46,9 @@ impl Memo {
 impl ParamMemo for Memo {
     fn get(&self, key: &str) -> Option<Arc<dyn Any + Send + Sync>> {
         let rendered = self.rendered()?;
+        let key = key_hash(key);
         let held = rendered.0.lock().unwrap_or_else(|p| p.into_inner());
-        held.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+        held.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
     }
 
     fn put(&self, key: String, value: Arc<dyn Any + Send + Sync>) {
@@ -50,6 +58,7 @@ impl ParamMemo for Memo {
             held.push(made.clone());
             made
         });
+        let key = key_hash(&key);
         let mut held = rendered.0.lock().unwrap_or_else(|p| p.into_inner());
         held.retain(|(k, _)| *k != key);
         held.insert(0, (key, value));

@@ -33,18 +33,11 @@ pub fn held_of<T: std::any::Any + Send + Sync>(held: &[Held]) -> Option<std::syn
         .and_then(|v| v.clone().downcast::<T>().ok())
 }
 
-/// A fast hash of a (possibly long) text, the same in every thread (fixed seed): what the
-/// memos keyed by a text's hash use (`document::settle`'s verdicts, which trust the 64 bits,
-/// and the YAML memo's entry index, which compares a hit with the text).
-pub fn text_hash(text: &str) -> u64 {
-    use std::hash::BuildHasher;
-    foldhash::quality::FixedState::with_seed(0x005e_771e).hash_one(text.as_bytes())
-}
-
-/// A text's content key: 128 bits of XXH3, trusted as the text itself by the memos that
-/// keep no copy of what they are keyed by (the YAML memo's entries and older sections, the
-/// schema memo's keys, issue 14). `parts` are hashed as one text, each followed by its
-/// length, after their count (no two lists of parts give the same stream).
+/// A text's content key: 128 bits of XXH3, the same in every thread and process, trusted as
+/// the text itself by every memo keyed by content that keeps no copy of it
+/// (`document::settle`'s verdicts, the YAML memo's entries and older sections, the schema
+/// memo's keys, the rendered schemas; issue 14). `parts` are hashed as one text, each
+/// followed by its length, after their count (no two lists of parts give the same stream).
 pub fn content_hash(parts: &[&[u8]]) -> u128 {
     let mut h = xxhash_rust::xxh3::Xxh3Default::new();
     h.update(&(parts.len() as u64).to_le_bytes());
@@ -53,6 +46,13 @@ pub fn content_hash(parts: &[&[u8]]) -> u128 {
         h.update(&(part.len() as u64).to_le_bytes());
     }
     h.digest128()
+}
+
+/// The 128-bit XXH3 of one text, in one call (no streaming state: the settle verdicts hash
+/// many short blocks per keystroke). Not [`content_hash`] of `[text]`: a memo uses one of
+/// the two for all its keys.
+pub fn text_hash(text: &str) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(text.as_bytes())
 }
 
 /// `bytes` as an `Arc<str>`, without a copy or a check.

@@ -81,8 +81,8 @@ const VERDICTS: usize = 16 * 1024;
 /// The verdicts of block texts by a 64-bit hash of the text: this generation's, the last's.
 #[derive(Default)]
 struct Verdicts {
-    now: HashMap<u64, bool>,
-    last: HashMap<u64, bool>,
+    now: HashMap<u128, bool>,
+    last: HashMap<u128, bool>,
 }
 
 thread_local! {

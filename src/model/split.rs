@@ -8,6 +8,7 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
+use crate::base::text_hash;
 use crate::cwl::Process;
 use crate::derive::view::{Location, derive_process_parted};
 use crate::derive::{
@@ -21,14 +22,10 @@ use crate::hint::values::HintValues;
 use super::Model;
 
 /// An input's rendered schemas, by surroundings, kept with its memoized text. Each is keyed by
-/// its renderer key's hash ([`content_hash`](crate::base::content_hash), trusted as the key):
+/// its renderer key's hash ([`text_hash`], trusted as the key):
 /// the key begins with the surroundings, the same long text for every input, and a copy of it
 /// in each of a 50,000-line tool's 2,800 inputs was 0.6 MB (issue 14).
 struct Rendered(Mutex<Vec<(u128, Arc<dyn Any + Send + Sync>)>>);
-
-fn key_hash(key: &str) -> u128 {
-    crate::base::content_hash(&[key.as_bytes()])
-}
 
 /// How many surroundings (settings, what rendering reads outside the inputs:
 /// `TypeEnv::identity`, renderer pass) an input keeps: the current and the one before (an
@@ -46,7 +43,7 @@ impl Memo {
 impl ParamMemo for Memo {
     fn get(&self, key: &str) -> Option<Arc<dyn Any + Send + Sync>> {
         let rendered = self.rendered()?;
-        let key = key_hash(key);
+        let key = text_hash(key);
         let held = rendered.0.lock().unwrap_or_else(|p| p.into_inner());
         held.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
     }
@@ -58,7 +55,7 @@ impl ParamMemo for Memo {
             held.push(made.clone());
             made
         });
-        let key = key_hash(&key);
+        let key = text_hash(&key);
         let mut held = rendered.0.lock().unwrap_or_else(|p| p.into_inner());
         held.retain(|(k, _)| *k != key);
         held.insert(0, (key, value));

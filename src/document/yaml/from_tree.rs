@@ -82,7 +82,7 @@ impl Salvage {
                 })
                 .collect()
         });
-        let mut h = Some(memo::hash_of(text));
+        let mut h = Some(crate::base::text_hash(text));
         sections.iter().find_map(|(section, index)| {
             index.0.get(&h?)?.iter().find_map(|&i| {
                 let memo = section.view.deferred.get(i as usize)?.memo();
@@ -532,7 +532,7 @@ impl<'t> TreeBuilder<'t> {
             .map(|part| (part.memo().text.hash(), part.memo()))
             .collect();
         let mut find = |text: &str| {
-            let mut h = Some(memo::hash_of(text));
+            let mut h = Some(crate::base::text_hash(text));
             by_hash
                 .get(&h?)
                 .filter(|m| m.text.matches(text, &mut h))

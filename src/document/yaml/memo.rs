@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::YamlDoc;
 use super::errors::SyntaxError;
 use super::node::{Node, Span};
+use crate::base::text_hash;
 
 /// Subtrees smaller than this are built in place.
 pub const MIN_BYTES: usize = 16 * 1024;
@@ -32,14 +33,15 @@ pub const BUDGET_BYTES: usize = 4 << 20;
 ///
 /// - A section of at least half the document (a large tool's `inputs`, which held a 2.3 MB
 ///   copy per kept version) shares the version's text: the most recent one keeps it, as the
-///   base the next version's section is built from ([`most_alike`](super) compares texts);
-///   found again in a newer version, it shares that version's text from then on ([`lookup`]).
-///   Once a newer section is stored, it keeps only the hash ([`store`]): an undo still finds
-///   it, and no older version's text stays alive beside the newest ones.
+///   base the next version's section is built from (`from_tree`'s `most_alike` compares
+///   texts); found again in a newer version, it shares that version's text from then on
+///   ([`lookup`]). Once a newer section is built from it, it keeps only the hash
+///   ([`superseded`]): an undo still finds it, and no older version's text stays alive beside
+///   the newest ones.
 /// - A smaller section copies its text.
 /// - An entry keeps the hash alone: its memo outlives many versions, and the copies of a
 ///   50,000-line tool's entries were a second 2.3 MB copy of its `inputs` (issue 14). The
-///   hash is [`content_hash`](crate::base::content_hash)'s 128 bits, trusted as the text.
+///   hash is [`text_hash`]'s 128 bits, trusted as the text.
 pub struct MemoText(Keyed);
 
 enum Keyed {
@@ -78,11 +80,6 @@ impl std::ops::Deref for KeyText<'_> {
     }
 }
 
-/// The hash [`MemoText`] keeps of `text`.
-pub fn hash_of(text: &str) -> u128 {
-    crate::base::content_hash(&[text.as_bytes()])
-}
-
 impl MemoText {
     /// `text[range]`, sharing `text` when the range is at least half of it.
     pub fn of(text: &Arc<str>, range: Range<usize>) -> MemoText {
@@ -104,7 +101,7 @@ impl MemoText {
     pub fn hashed(text: &str) -> MemoText {
         MemoText(Keyed::Hashed {
             len: text.len(),
-            hash: hash_of(text),
+            hash: text_hash(text),
             dollar: memchr::memchr(b'$', text.as_bytes()).is_some(),
         })
     }
@@ -151,7 +148,7 @@ impl MemoText {
         if self.len() != text.len() {
             return false;
         }
-        let mut hashed = |h: u128| *hash.get_or_insert_with(|| hash_of(text)) == h;
+        let mut hashed = |h: u128| *hash.get_or_insert_with(|| text_hash(text)) == h;
         match &self.0 {
             Keyed::Own(own) => **own == *text,
             Keyed::Shared { at, .. } => match &*at.lock().unwrap_or_else(|p| p.into_inner()) {
@@ -166,9 +163,9 @@ impl MemoText {
     pub fn hash(&self) -> u128 {
         match &self.0 {
             Keyed::Hashed { hash, .. } => *hash,
-            Keyed::Own(text) => hash_of(text),
+            Keyed::Own(text) => text_hash(text),
             Keyed::Shared { at, .. } => match &*at.lock().unwrap_or_else(|p| p.into_inner()) {
-                At::Text(whole, range) => hash_of(&whole[range.clone()]),
+                At::Text(whole, range) => text_hash(&whole[range.clone()]),
                 At::Hash(h) => *h,
             },
         }
@@ -192,7 +189,7 @@ impl MemoText {
                 Some(whole)
             }
             At::Hash(h) => {
-                debug_assert_eq!(h, hash_of(&text[range]));
+                debug_assert_eq!(h, text_hash(&text[range]));
                 None
             }
         }
@@ -208,7 +205,7 @@ impl MemoText {
         let At::Text(whole, range) = &*at else {
             return None;
         };
-        let hash = hash_of(&whole[range.clone()]);
+        let hash = text_hash(&whole[range.clone()]);
         match std::mem::replace(&mut *at, At::Hash(hash)) {
             At::Text(whole, _) => Some(whole),
             At::Hash(_) => None,

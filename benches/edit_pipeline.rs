@@ -51,13 +51,6 @@ fn rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
-fn wanted(var: &str, item: &str) -> bool {
-    std::env::var(var)
-        .ok()
-        .filter(|s| !s.is_empty())
-        .is_none_or(|s| s.split(',').any(|x| x == item))
-}
-
 /// A timed edit applied, with its reparse: a function of its own, so that
 /// `valgrind --tool=callgrind --toggle-collect='*measured*'` counts those edits only.
 #[inline(never)]
@@ -93,11 +86,11 @@ fn main() {
             / 1e3,
     );
     for size in [500, 5000, 50000] {
-        if !wanted("CWL_MCP_BENCH_SIZES", &size.to_string()) {
+        if !common::wanted("CWL_MCP_BENCH_SIZES", &size.to_string()) {
             continue;
         }
         for placement in ["top", "bottom", "list"] {
-            if !wanted("CWL_MCP_BENCH_PLACEMENTS", placement) {
+            if !common::wanted("CWL_MCP_BENCH_PLACEMENTS", placement) {
                 continue;
             }
             let Some((path, text, pos)) = common::generated(&format!("tool_{size}_{placement}"))
@@ -136,7 +129,7 @@ fn main() {
             }
             let mut version = 1;
             for (site, edits) in pos["sites"].as_object().unwrap() {
-                if !wanted("CWL_MCP_BENCH_SITES", site) {
+                if !common::wanted("CWL_MCP_BENCH_SITES", site) {
                     continue;
                 }
                 let edits = edits.as_array().unwrap();

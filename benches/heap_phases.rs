@@ -11,6 +11,10 @@
 //! `heaptrack <binary>`), the whole sequence takes seconds, where the server under heaptrack
 //! stalled through the harness's edits (bench/notes.md): what is alive at the peak, by where
 //! it was allocated.
+//!
+//! `CWL_MCP_BENCH_SITES` (e.g. `input_doc,yaml`, or `none`) runs those edit sites only;
+//! `CWL_MCP_HEAP_EXIT=1` ends the process at the end without freeing the document and its
+//! model, so that heaptrack's "leaked" figures are what they hold (with `none`: the open).
 mod common;
 
 use cwl_mcp_lsp::base::DocumentContext;
@@ -96,6 +100,9 @@ fn main() {
     let mut peak = opened;
     let mut version = 1;
     for (site, edits) in pos["sites"].as_object().unwrap() {
+        if !common::wanted("CWL_MCP_BENCH_SITES", site) {
+            continue;
+        }
         let mut site_peak: f64 = 0.0;
         for edit in edits.as_array().unwrap() {
             version += 1;
@@ -114,6 +121,9 @@ fn main() {
             in_use() - start
         );
     }
-    drop(model);
     println!("peak in use {:.1} MB above the start", peak - start);
+    if std::env::var("CWL_MCP_HEAP_EXIT").is_ok_and(|v| v == "1") {
+        std::process::exit(0);
+    }
+    drop(model);
 }

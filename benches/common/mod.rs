@@ -32,3 +32,12 @@ pub fn change_of(edit: &serde_json::Value) -> Change {
         text: edit["text"].as_str().unwrap().to_string(),
     }
 }
+
+/// Whether `item` is among the comma-separated values of the environment variable `var`
+/// (every item when it is unset or empty).
+pub fn wanted(var: &str, item: &str) -> bool {
+    std::env::var(var)
+        .ok()
+        .filter(|s| !s.is_empty())
+        .is_none_or(|s| s.split(',').any(|x| x == item))
+}

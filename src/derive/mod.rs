@@ -62,7 +62,7 @@ pub use validate::{SchemaViolation, name_problem, validate_tool};
 pub use parted::{Part, Parted, ToolSchemas};
 use resolve::Loader;
 use types::{Abort, TypeEnv, params_of};
-pub use types::{Holder, Listed, Param, ParamMemo, item_id, params_of_entries};
+pub use types::{Body, Holder, Listed, Param, ParamMemo, item_id, names_a_file, params_of_entries};
 
 /// Whether an input's value, `depth` levels below its process, nests deeper than a process
 /// value may ([`derive_tool`] refuses such a process as too complex).
@@ -701,27 +701,9 @@ fn text_field(
 /// cwl2mcp 0.1.0 turns a `File`/`Directory` default whose file exists into an object it
 /// cannot serialize. Only files inside the sandbox are checked.
 fn check_file_defaults(loader: &Loader, inputs: &[types::Param], problems: &mut Vec<Problem>) {
-    for p in inputs {
+    for p in inputs.iter().filter(|p| p.may_default_to_a_file()) {
         let Some(d) = p.default() else { continue };
-        let candidates: Vec<&Value> = match d {
-            Value::Array(items) => items.iter().collect(),
-            other => vec![other],
-        };
-        for c in candidates {
-            let Some(m) = c.as_object() else { continue };
-            if !matches!(
-                m.get("class").and_then(Value::as_str),
-                Some("File" | "Directory")
-            ) {
-                continue;
-            }
-            let Some(loc) = m
-                .get("location")
-                .or_else(|| m.get("path"))
-                .and_then(Value::as_str)
-            else {
-                continue;
-            };
+        for (_, loc) in types::file_defaults(d) {
             let local = loc.strip_prefix("file://").unwrap_or(loc);
             if local.contains("://") {
                 continue;

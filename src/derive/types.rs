@@ -565,6 +565,8 @@ pub fn is_nullable(normalized: &Value) -> bool {
 pub trait ParamMemo: Send + Sync {
     fn get(&self, key: &str) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>;
     fn put(&self, key: String, value: std::sync::Arc<dyn std::any::Any + Send + Sync>);
+    /// The parameter's JSON form, built anew (read through a [`Body::Lazy`]).
+    fn body(&self) -> Option<Value>;
 }
 
 impl std::fmt::Debug for dyn ParamMemo + '_ {
@@ -807,7 +809,7 @@ pub struct Param<'v> {
     /// The id as written (map key, or the `id` field).
     pub id: &'v str,
     /// The entry's value: a mapping of fields, or (map form) the type itself.
-    body: &'v Value,
+    body: Body<'v>,
     /// The section (`inputs`, `outputs`) and the place in it.
     pub section: &'v str,
     pub place: Place<'v>,
@@ -827,16 +829,35 @@ impl<'v> Param<'v> {
         ]
     }
 
+    /// The entry's value ([`Param::body`]), built now if it is [`Body::Lazy`].
+    fn value(&self) -> &'v Value {
+        match self.body {
+            Body::Given(value) => value,
+            Body::Lazy { cell, memo, .. } => {
+                cell.get_or_init(|| memo.body().unwrap_or(Value::Null))
+            }
+        }
+    }
+
+    /// Whether its `default` may name a `File` or `Directory` ([`names_a_file`]), known
+    /// without building a lazy body.
+    pub fn may_default_to_a_file(&self) -> bool {
+        match self.body {
+            Body::Given(_) => true,
+            Body::Lazy { file_default, .. } => file_default,
+        }
+    }
+
     /// The type as written (`None` when absent).
     pub fn ty(&self) -> Option<&'v Value> {
-        match self.body {
+        match self.value() {
             Value::Object(m) => m.get("type"),
             other => Some(other),
         }
     }
 
     fn field(&self, name: &str) -> Option<&'v Value> {
-        self.body
+        self.value()
             .as_object()
             .and_then(|m| m.get(name))
             .filter(|v| !v.is_null())
@@ -855,16 +876,63 @@ impl<'v> Param<'v> {
     }
 }
 
+/// A parameter's value as the renderers read it.
+#[derive(Clone, Copy, Debug)]
+pub enum Body<'v> {
+    /// Read from the section's JSON.
+    Given(&'v Value),
+    /// Built from its memo when first read (into `cell`, which the caller keeps for the
+    /// derivation): a memoized parameter whose schema is kept is never read, so its JSON form
+    /// is neither built nor kept (issue 14). `file_default`: whether its `default` may name a
+    /// file ([`names_a_file`]), read by every derivation under the `cwl2mcp` profile.
+    Lazy {
+        cell: &'v std::sync::OnceLock<Value>,
+        memo: &'v dyn ParamMemo,
+        file_default: bool,
+    },
+}
+
+/// The `File` or `Directory` objects a parameter's `default` names, with their location
+/// (`location`, else `path`): the default itself or the items of a list.
+pub fn file_defaults(default: &Value) -> impl Iterator<Item = (&Map<String, Value>, &str)> {
+    let items: &[Value] = match default {
+        Value::Array(items) => items,
+        other => std::slice::from_ref(other),
+    };
+    items.iter().filter_map(|c| {
+        let m = c.as_object()?;
+        if !matches!(
+            m.get("class").and_then(Value::as_str),
+            Some("File" | "Directory")
+        ) {
+            return None;
+        }
+        let loc = m
+            .get("location")
+            .or_else(|| m.get("path"))
+            .and_then(Value::as_str)?;
+        Some((m, loc))
+    })
+}
+
+/// Whether the parameter `body` (its JSON form) has a `default` naming a file
+/// ([`file_defaults`]).
+pub fn names_a_file(body: &Value) -> bool {
+    body.get("default")
+        .filter(|d| !d.is_null())
+        .is_some_and(|d| file_defaults(d).next().is_some())
+}
+
 /// The parameters of `process[section]` in declaration order.
 pub fn params_of<'v>(process: &'v Value, section: &'v str) -> Vec<Param<'v>> {
-    let entries: Vec<(Listed, &Value, Option<&dyn ParamMemo>)> = match process.get(section) {
+    let entries: Vec<(Listed, Body, Option<&dyn ParamMemo>)> = match process.get(section) {
         Some(Value::Array(items)) => items
             .iter()
-            .map(|item| (Listed::Item(item_id(item)), item, None))
+            .map(|item| (Listed::Item(item_id(item)), Body::Given(item), None))
             .collect(),
         Some(Value::Object(m)) => m
             .iter()
-            .map(|(key, value)| (Listed::Key(key.as_str()), value, None))
+            .map(|(key, value)| (Listed::Key(key.as_str()), Body::Given(value), None))
             .collect(),
         _ => Vec::new(),
     };
@@ -889,7 +957,7 @@ pub fn item_id(item: &Value) -> Option<&str> {
 /// ([`item_id`]) passes it: a 50,000-line tool's 2,800 list items are listed on every
 /// keystroke, and looking `id` up in each item's JSON was a tenth of the server's time.
 pub fn params_of_entries<'v>(
-    entries: &[(Listed<'v>, &'v Value, Option<&'v dyn ParamMemo>)],
+    entries: &[(Listed<'v>, Body<'v>, Option<&'v dyn ParamMemo>)],
     section: &'v str,
 ) -> Vec<Param<'v>> {
     let mut out = Vec::with_capacity(entries.len());
@@ -901,7 +969,7 @@ pub fn params_of_entries<'v>(
         };
         out.push(Param {
             id,
-            body: value,
+            body: *value,
             section,
             place,
             memo: *memo,
@@ -985,6 +1053,9 @@ mod tests {
             None
         }
         fn put(&self, _: String, _: std::sync::Arc<dyn std::any::Any + Send + Sync>) {}
+        fn body(&self) -> Option<Value> {
+            None
+        }
     }
 
     /// One pass over `(id, memo)` parameters (map form): what it reused for each, and each
@@ -1001,7 +1072,7 @@ mod tests {
             .iter()
             .map(|(id, memo)| Param {
                 id,
-                body: &body,
+                body: Body::Given(&body),
                 section: "inputs",
                 place: Place::Key(id),
                 memo: Some(*memo as &dyn ParamMemo),

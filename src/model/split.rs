@@ -12,7 +12,7 @@ use crate::base::text_hash;
 use crate::cwl::Process;
 use crate::derive::view::{Location, derive_process_parted};
 use crate::derive::{
-    Derivation, DeriveOptions, GivenInputs, Listed, ParamMemo, ToolSchemas, item_id,
+    Body, Derivation, DeriveOptions, GivenInputs, Listed, ParamMemo, ToolSchemas, item_id,
     params_of_entries,
 };
 use crate::document::yaml::memo::Memo;
@@ -46,6 +46,10 @@ impl ParamMemo for Memo {
         let key = text_hash(key);
         let held = rendered.0.lock().unwrap_or_else(|p| p.into_inner());
         held.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
+    }
+
+    fn body(&self) -> Option<serde_json::Value> {
+        self.json().map(|(json, _)| json)
     }
 
     fn put(&self, key: String, value: Arc<dyn Any + Send + Sync>) {
@@ -127,13 +131,17 @@ pub(super) fn derive(
     if section.view.deferred.is_empty() || !section.errors.is_empty() {
         return None;
     }
-    /// Whether an entry's JSON nests deeper than an input may, whether its text names a
-    /// directive, and its `id` as a list's item ([`item_id`], read for a mapping's entries too:
-    /// what a memo of an entry's content holds does not depend on the section holding it),
-    /// read once per entry content (and listed once per section content).
+    /// Of an entry's JSON: how many values it holds (`None`: it cannot be built), whether it
+    /// nests deeper than an input may, whether its `default` names a file
+    /// ([`crate::derive::names_a_file`]), its `id` as a list's item ([`item_id`], read for a
+    /// mapping's entries too: what a memo of an entry's content holds does not depend on the
+    /// section holding it); and whether its text names a directive. Read once per entry
+    /// content (and listed once per section content): the JSON itself is not kept.
     #[derive(Clone)]
     struct Facts {
+        nodes: Option<usize>,
         deep: bool,
+        file_default: bool,
         directive: bool,
         id: Option<Arc<str>>,
     }
@@ -143,10 +151,13 @@ pub(super) fn derive(
     // spaces, so a directive in `T'` is found there too).
     let text = yaml.text();
     let at = part.offset();
+    // The JSON built for an entry's facts, by its memo's address: the body its schema is
+    // rendered from in this derivation, if it is (an entry new to the memos), not built twice.
+    let built = std::cell::RefCell::new(std::collections::HashMap::new());
     let facts = part.entries_derived(|entry| {
         (*entry.derived(|_, _| {
             let memo = entry.memo();
-            let json = memo.json().map(|(json, _)| json);
+            let json = memo.json();
             let directive = memo.text.may_hold_dollar()
                 && match memo.text.text() {
                     Some(own) => names_a_directive(&own),
@@ -154,14 +165,28 @@ pub(super) fn derive(
                         .and_then(|t| t.get(at + entry.span.start..at + entry.span.end))
                         .is_none_or(names_a_directive),
                 };
-            Facts {
-                deep: json.is_some_and(|json| crate::derive::nests_too_deep(json, 2)),
+            let facts = Facts {
+                nodes: json.as_ref().map(|(_, nodes)| *nodes),
+                deep: json
+                    .as_ref()
+                    .is_some_and(|(json, _)| crate::derive::nests_too_deep(json, 2)),
+                file_default: json
+                    .as_ref()
+                    .is_some_and(|(json, _)| crate::derive::names_a_file(json)),
                 directive,
-                id: json.and_then(item_id).map(Arc::from),
+                id: json
+                    .as_ref()
+                    .and_then(|(json, _)| item_id(json))
+                    .map(Arc::from),
+            };
+            if let Some((json, _)) = json {
+                built.borrow_mut().insert(Arc::as_ptr(memo) as usize, json);
             }
+            facts
         }))
         .clone()
     });
+    let mut built = built.into_inner();
     // The section's entries in order: each pair's key and value, or each item of a list.
     let (pairs, items): (&[Pair], &[Node]) = match &section.node.kind {
         Kind::Map { pairs, .. } => (pairs, &[]),
@@ -182,6 +207,11 @@ pub(super) fn derive(
         .collect();
     let mut scalars = scalars.iter();
     let mut values = 0;
+    // Where each deferred entry's body is built if a renderer reads it, for this derivation.
+    let bodies: Vec<std::sync::OnceLock<serde_json::Value>> = (0..pairs.len() + items.len())
+        .map(|_| std::sync::OnceLock::new())
+        .collect();
+    let mut bodies = bodies.iter();
     let mut entries = Vec::with_capacity(pairs.len() + items.len());
     for (key, node) in listed() {
         let key = match key {
@@ -196,22 +226,31 @@ pub(super) fn derive(
             }
             None => None,
         };
-        let (json, memo, id) = match node.kind {
+        let cell = bodies.next()?;
+        let (body, memo, id) = match node.kind {
             Kind::Deferred(j) => {
                 let memo = section.view.deferred.get(j)?.memo();
-                let (json, nodes) = memo.json()?;
-                values += 1 + nodes;
                 let facts = facts.get(j)?;
+                values += 1 + facts.nodes?;
                 if facts.deep || facts.directive {
                     return None;
                 }
-                (json, Some(&**memo as &dyn ParamMemo), facts.id.as_deref())
+                if let Some(json) = built.remove(&(Arc::as_ptr(memo) as usize)) {
+                    let _ = cell.set(json);
+                }
+                let memo = &**memo as &dyn ParamMemo;
+                let body = Body::Lazy {
+                    cell,
+                    memo,
+                    file_default: facts.file_default,
+                };
+                (body, Some(memo), facts.id.as_deref())
             }
             // A scalar names no `$import` or `$include` (those are mapping keys).
             Kind::Scalar { .. } => {
                 values += 1;
                 let json = scalars.next()?.as_ref()?;
-                (json, None, item_id(json))
+                (Body::Given(json), None, item_id(json))
             }
             _ => return None,
         };
@@ -222,7 +261,7 @@ pub(super) fn derive(
             Some(key) => Listed::Key(key),
             None => Listed::Item(id),
         };
-        entries.push((listed, json, memo));
+        entries.push((listed, body, memo));
     }
     let params = params_of_entries(&entries, "inputs");
     let holder: crate::derive::Holder =
@@ -351,5 +390,85 @@ mod tests {
             });
             assert_eq!(got, want, "{doc_42}");
         }
+    }
+
+    /// Under `cwl2mcp` every derivation looks for defaults naming an existing file in every
+    /// input. A memoized input's JSON form is not kept (its body is built only if its schema
+    /// is rendered): whether its default may name a file is kept with its facts instead. The
+    /// input whose default names an existing file is reported when the model is built from
+    /// scratch and after an edit in another input (its memo found, its body never built), at
+    /// its place, as with every memo off.
+    #[test]
+    fn a_file_default_is_found_in_a_memoized_input_without_its_json() {
+        use crate::base::diagnostic::Code;
+        use crate::base::settings::Profile;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+        let context = DocumentContext::from_path(&dir.join("file-default.cwl")).within(Some(dir));
+        let settings = Settings {
+            profile: Profile::Cwl2mcp,
+            ..Settings::default()
+        };
+        let tag = format!("{}-{:?}", std::process::id(), std::thread::current().id());
+        let mut text = String::from(
+            "cwlVersion: v1.2\nclass: CommandLineTool\nid: many\nbaseCommand: echo\ninputs:\n",
+        );
+        for i in 0..300 {
+            let default = match i {
+                40 => "    default: {class: File, location: echo-region.cwl}\n".to_string(),
+                41 => "    default: [{class: File, path: no-such-file.txt}]\n".to_string(),
+                _ => format!("    default: {i}\n"),
+            };
+            text.push_str(&format!(
+                "  in_{i}:\n    type: Any\n    doc: The {i}th input of {tag}.\n{default}"
+            ));
+        }
+        text.push_str("outputs: {}\n");
+        let found = |model: &Model| -> Vec<(String, String)> {
+            model
+                .diagnostics()
+                .iter()
+                .filter(|d| d.code == Code::DefaultFileObject)
+                .map(|d| {
+                    (
+                        model.snapshot.text[d.span.clone()].to_string(),
+                        d.message.clone(),
+                    )
+                })
+                .collect()
+        };
+        let mut doc = Document::new(text.clone(), 1);
+        let before = WHOLE.with(|n| n.get());
+        let model = Model::new(doc.snapshot(), settings.clone(), context.clone());
+        let got = (found(&model), seen(&model));
+        assert_eq!(got.0.len(), 1, "{:?}", got.0);
+        assert_eq!(got.0[0].0, "default");
+        assert!(got.0[0].1.contains("echo-region.cwl"), "{:?}", got.0);
+        let want = memo::unmemoized(|| {
+            let model = Model::of_text(&text, settings.clone(), context.clone());
+            (found(&model), seen(&model))
+        });
+        assert_eq!(got, want);
+        // Typed in another input's `doc`: only that input's schema is rendered.
+        let at = text.find(&format!("The 200th input of {tag}.")).unwrap() + "The 200th".len();
+        let pos = LineIndex::from_text(doc.text()).position(at, Encoding::Utf16);
+        doc.apply_changes(
+            &[Change {
+                range: Some((pos, pos)),
+                text: "x".into(),
+            }],
+            2,
+            Encoding::Utf16,
+        )
+        .unwrap();
+        text.insert(at, 'x');
+        let model = Model::new(doc.snapshot(), settings.clone(), context.clone());
+        let got = (found(&model), seen(&model));
+        assert_eq!(WHOLE.with(|n| n.get()), before, "the split path");
+        let want = memo::unmemoized(|| {
+            let model = Model::of_text(&text, settings.clone(), context.clone());
+            (found(&model), seen(&model))
+        });
+        assert_eq!(got, want);
+        assert_eq!(got.0.len(), 1, "{:?}", got.0);
     }
 }

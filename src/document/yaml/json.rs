@@ -2,7 +2,7 @@
 //! that alias bombs stay cheap, deferred subtrees taken from their memo.
 //!
 //! Uses `node`, `resolve` (scalar values), `doc` (anchors, deferred parts) and `memo` (a
-//! deferred part's memoized JSON).
+//! deferred part's subtree).
 use super::doc::YamlDoc;
 use super::memo::Memo;
 use super::node::{Kind, Node};
@@ -102,28 +102,25 @@ impl Node {
                 }
                 let (json, nodes) = memo.json()?;
                 *budget = budget.checked_sub(nodes)?;
-                json.clone()
+                json
             }
         })
     }
 }
 
 impl Memo {
-    /// The JSON form, built on first read (from the parts' own JSON), and how many values it
-    /// holds below its root (for the alias budget); `None` when it cannot be built (an
-    /// unresolved alias, too many values, too deep).
-    pub fn json(&self) -> Option<(&serde_json::Value, usize)> {
-        self.json
-            .get_or_init(|| {
-                let start = budget_for(Some(self.text.len()));
-                let mut budget = start;
-                let json = self
-                    .node
-                    .to_json_depth(&self.view, &mut budget, self.depth, &[])?;
-                Some((json, start - budget - 1))
-            })
-            .as_ref()
-            .map(|(json, nodes)| (json, *nodes))
+    /// The JSON form, built anew on each call (from the parts' own JSON), and how many values
+    /// it holds below its root (for the alias budget); `None` when it cannot be built (an
+    /// unresolved alias, too many values, too deep). Not kept: what is read from it per
+    /// derivation is kept instead (`model::split`), and a 50,000-line tool's entries' JSON
+    /// forms were 5.4 MB held beside their value trees (issue 14).
+    pub fn json(&self) -> Option<(serde_json::Value, usize)> {
+        let start = budget_for(Some(self.text.len()));
+        let mut budget = start;
+        let json = self
+            .node
+            .to_json_depth(&self.view, &mut budget, self.depth, &[])?;
+        Some((json, start - budget - 1))
     }
 }
 

@@ -283,9 +283,6 @@ pub struct Memo {
     pub view: Arc<YamlDoc>,
     /// The nesting depth its JSON is built at (the entries of a section are one level down).
     pub(super) depth: usize,
-    /// Its JSON form and how many values that holds below its root, built on first read
-    /// ([`Memo::json`]).
-    pub(super) json: OnceLock<Option<(serde_json::Value, usize)>>,
     /// What the layers above computed from the subtree, one value per type
     /// ([`DeferredPart::derived`]).
     pub derived: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
@@ -362,7 +359,6 @@ impl Memo {
             errors,
             view,
             depth,
-            json: OnceLock::new(),
             derived: Default::default(),
             layout: None,
         }

@@ -555,7 +555,7 @@ fn validate_schemas(
     let parts = schemas.fields().flat_map(|(field, parted)| {
         parted
             .parts()
-            .map(move |(member, name, part)| (field, member, name, &part.value))
+            .map(move |(member, name, part)| (field, member, name, &**part))
     });
     let found = validate::validate_parted(
         &skeleton,

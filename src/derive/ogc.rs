@@ -68,6 +68,8 @@ struct Rendered {
     schema: Arc<Part>,
     /// Its entry in `properties` (`{"$ref": "#/$defs/<key>"}`).
     reference: Arc<Part>,
+    /// Whether the schema says `nullable` (then the key is not `required`).
+    nullable: bool,
     problems: Vec<Problem>,
     nodes: usize,
 }
@@ -85,7 +87,7 @@ pub fn parameters_schema(
 ) -> Result<Parted, (Abort, Vec<PathSeg>)> {
     let mut properties = Entries::with_capacity_and_hasher(params.len(), Default::default());
     // Each key's schema and its reference.
-    let mut defs: IndexMap<String, (Arc<Part>, Arc<Part>)> = IndexMap::new();
+    let mut defs: IndexMap<String, (Arc<Part>, Arc<Part>, bool)> = IndexMap::new();
     let mut required: Vec<Value> = Vec::with_capacity(params.len());
     let mut r = Renderer {
         env,
@@ -111,7 +113,7 @@ pub fn parameters_schema(
         {
             r.nodes += m.nodes;
             r.problems.extend(m.problems.iter().cloned());
-            defs.insert(k, (m.schema.clone(), m.reference.clone()));
+            defs.insert(k, (m.schema.clone(), m.reference.clone(), m.nullable));
             runs.record(p, m);
             continue;
         }
@@ -144,12 +146,14 @@ pub fn parameters_schema(
             };
             schema.insert("default".into(), value);
         }
+        let nullable = schema.get("nullable").is_some_and(truthy);
         let schema = Part::new(Value::Object(schema));
         let reference = Part::new(json!({ "$ref": format!("#/$defs/{k}") }));
         if let (Some(memo), Some(key)) = (p.memo, memo_key) {
             let rendered = Rendered {
                 schema: schema.clone(),
                 reference: reference.clone(),
+                nullable,
                 problems: r.problems[found..].to_vec(),
                 nodes: r.nodes - nodes,
             };
@@ -157,12 +161,12 @@ pub fn parameters_schema(
             runs.record(p, rendered);
         }
         // A repeated key keeps its first position and its last schema (a Python dict).
-        defs.insert(k, (schema, reference));
+        defs.insert(k, (schema, reference, nullable));
     }
     runs.finish();
     let mut schemas = Entries::with_capacity_and_hasher(defs.len(), Default::default());
-    for (k, (schema, reference)) in defs {
-        if !schema.value.get("nullable").is_some_and(truthy) {
+    for (k, (schema, reference, nullable)) in defs {
+        if !nullable {
             required.push(Value::String(k.clone()));
         }
         properties.insert(k.clone(), reference);

@@ -11,56 +11,77 @@ use std::sync::{Arc, Mutex};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-/// One entry of a parted member: a schema, and what the layers above computed from it
-/// (one value per type, [`Part::note`]).
+/// One entry of a parted member: a schema, kept as compact JSON text, and what the layers
+/// above computed from it (one value per type, [`Part::note`]). As a `Value`, the 2,800
+/// input schemas of a 50,000-line tool held 5.5 MB (a map entry is over 100 bytes beside its
+/// key and value); as text, about a third of that (issue 14, decisions.md). It is parsed
+/// when a surface assembles the whole schema and when a note is first computed.
 #[derive(Debug)]
 pub struct Part {
-    pub value: Value,
+    json: Box<str>,
     notes: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
-    /// [`Part::bytes`], kept beside the value: read for every part on every keystroke (the
-    /// Tool's size), where a note costs a lock and an `Arc` per read.
-    bytes: std::sync::OnceLock<usize>,
 }
 
 impl Part {
     pub fn new(value: Value) -> Arc<Part> {
+        // A `Value` always serializes (its keys are strings); `null` stands in otherwise.
+        let json =
+            serde_json::to_string(&value).map_or_else(|_| "null".into(), String::into_boxed_str);
         Arc::new(Part {
-            value: compacted(value),
+            json,
             notes: Mutex::new(Vec::new()),
-            bytes: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The schema, parsed from its text (`float_roundtrip`: the numbers it was made with).
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.json).unwrap_or(Value::Null)
     }
 
     /// The value of type `T` computed from this part, computed by `f` on first read.
     pub fn note<T: Any + Send + Sync>(&self, f: impl FnOnce(&Value) -> T) -> Arc<T> {
-        let mut notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
+        self.noted(|| f(&self.value()))
+    }
+
+    /// The value of type `T` noted on this part, made by `f` on first read (outside the
+    /// lock: `f` may parse the part).
+    fn noted<T: Any + Send + Sync>(&self, f: impl FnOnce() -> T) -> Arc<T> {
+        if let Some(found) = crate::base::held_of::<T>(&self.held()) {
+            return found;
+        }
+        let made = Arc::new(f());
+        let mut notes = self.held();
         if let Some(found) = crate::base::held_of::<T>(&notes) {
             return found;
         }
-        let made = Arc::new(f(&self.value));
         notes.push(made.clone());
         made
     }
 
-    /// Its size as compact JSON, read once.
-    pub fn bytes(&self) -> usize {
-        *self
-            .bytes
-            .get_or_init(|| serde_json::to_string(&self.value).map_or(0, |t| t.len()))
-    }
-}
-
-/// `value` with each of its maps and lists holding no more room than its entries: a part is
-/// kept with its input's memo for as long as the input is unchanged, and a map grown by
-/// inserts (or built by `json!`) has room for up to twice its entries (1.2 MB of the parts of
-/// a 50,000-line tool's inputs, issue 14).
-fn compacted(value: Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            Value::Object(map.into_iter().map(|(k, v)| (k, compacted(v))).collect())
+    /// Whether the schema passes the check named `check` (a stable address, such as a
+    /// compiled validator's), judged by `judge` on first ask: validation asks it of every
+    /// part on every keystroke that derives the schemas.
+    pub fn passes(&self, check: usize, judge: impl FnOnce(&Value) -> bool) -> bool {
+        /// The verdicts of this part, by check.
+        #[derive(Default)]
+        struct Verdicts(Mutex<Vec<(usize, bool)>>);
+        let verdicts = self.noted(Verdicts::default);
+        let mut held = verdicts.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, ok)) = held.iter().find(|(c, _)| *c == check) {
+            return *ok;
         }
-        Value::Array(items) => Value::Array(items.into_iter().map(compacted).collect()),
-        other => other,
+        let ok = judge(&self.value());
+        held.push((check, ok));
+        ok
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, Vec<Arc<dyn Any + Send + Sync>>> {
+        self.notes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Its size as compact JSON.
+    pub fn bytes(&self) -> usize {
+        self.json.len()
     }
 }
 
@@ -94,7 +115,7 @@ impl Parted {
         for (key, entries) in &self.members {
             let filled: Map<String, Value> = entries
                 .iter()
-                .map(|(name, part)| (name.clone(), part.value.clone()))
+                .map(|(name, part)| (name.clone(), part.value()))
                 .collect();
             if let Some(slot) = out.get_mut(*key) {
                 *slot = Value::Object(filled);
@@ -109,10 +130,7 @@ impl Parted {
         for (key, entries) in self.members {
             let filled: Map<String, Value> = entries
                 .into_iter()
-                .map(|(name, part)| {
-                    let value = Arc::try_unwrap(part).map_or_else(|p| p.value.clone(), |p| p.value);
-                    (name, value)
-                })
+                .map(|(name, part)| (name, part.value()))
                 .collect();
             if let Some(slot) = out.get_mut(key) {
                 *slot = Value::Object(filled);
@@ -241,6 +259,60 @@ mod tests {
             empty.bytes(),
             serde_json::to_string(&empty.assembled()).unwrap().len()
         );
+    }
+
+    /// A part keeps its schema as text: read back, it is the value it was made with, key
+    /// order, every number and escaped text included.
+    #[test]
+    fn a_part_reads_back_the_value_it_was_made_with() {
+        let value = json!({
+            "z": 0.1, "a": [1e-7, 12345.678901234567, 2.2250738585072014e-308, 1.7976931348623157e308],
+            "m": {"u": u64::MAX, "i": i64::MIN, "neg": -0.5, "zero": 0},
+            "s": "quote \" backslash \\ tab \t nul \u{0} é 😀",
+            "e": {}, "l": [], "n": null, "b": false
+        });
+        let part = Part::new(value.clone());
+        assert_eq!(part.value(), value);
+        let keys: Vec<String> = part.value().as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, ["z", "a", "m", "s", "e", "l", "n", "b"]);
+        assert_eq!(part.bytes(), serde_json::to_string(&value).unwrap().len());
+        for x in [0.1f64, 1.0 / 3.0, 5e-324, 123456789.98765433, -2.5e17] {
+            assert_eq!(Part::new(json!(x)).value().as_f64(), Some(x), "{x}");
+        }
+        // Finite doubles from their bits (xorshift): each reads back exactly (serde_json
+        // promises it with `float_roundtrip`; its default parsing is "best effort").
+        let mut bits = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut n = 0;
+        while n < 20_000 {
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            let x = f64::from_bits(bits);
+            if x.is_finite() {
+                n += 1;
+                assert_eq!(Part::new(json!(x)).value().as_f64(), Some(x), "{x:e}");
+            }
+        }
+    }
+
+    /// A check's verdict is judged once per part, each check apart.
+    #[test]
+    fn a_verdict_is_judged_once_per_check() {
+        let part = Part::new(json!({"type": "string"}));
+        let judged = std::cell::Cell::new(0);
+        let judge = |ok: bool| {
+            let judged = &judged;
+            move |v: &Value| {
+                judged.set(judged.get() + 1);
+                assert_eq!(v["type"], "string");
+                ok
+            }
+        };
+        assert!(part.passes(1, judge(true)));
+        assert!(part.passes(1, judge(false)), "kept");
+        assert!(!part.passes(2, judge(false)));
+        assert!(!part.passes(2, judge(true)), "kept");
+        assert_eq!(judged.get(), 2);
     }
 
     #[test]

@@ -143,7 +143,8 @@ impl Renderer<'_, '_> {
             if is_required {
                 required.push(Value::String(name.clone()));
             }
-            let schema = Part::new(Value::Object(schema));
+            let kept = p.memo.is_some() && memo_key.is_some();
+            let schema = if kept { Part::kept } else { Part::new }(Value::Object(schema));
             if let (Some(memo), Some(key)) = (p.memo, memo_key) {
                 let rendered = Rendered {
                     schema: schema.clone(),

@@ -147,8 +147,13 @@ pub fn parameters_schema(
             schema.insert("default".into(), value);
         }
         let nullable = schema.get("nullable").is_some_and(truthy);
-        let schema = Part::new(Value::Object(schema));
-        let reference = Part::new(json!({ "$ref": format!("#/$defs/{k}") }));
+        let part = if p.memo.is_some() && memo_key.is_some() {
+            Part::kept
+        } else {
+            Part::new
+        };
+        let schema = part(Value::Object(schema));
+        let reference = part(json!({ "$ref": format!("#/$defs/{k}") }));
         if let (Some(memo), Some(key)) = (p.memo, memo_key) {
             let rendered = Rendered {
                 schema: schema.clone(),

@@ -6,41 +6,73 @@
 //! `tools-list`, the preview); what the diagnostics read (validation, client constructs, the
 //! Tool's size) is computed per part.
 use std::any::Any;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-/// One entry of a parted member: a schema, kept as compact JSON text, and what the layers
-/// above computed from it (one value per type, [`Part::note`]). As a `Value`, the 2,800
-/// input schemas of a 50,000-line tool held 5.5 MB (a map entry is over 100 bytes beside its
-/// key and value); as text, about a third of that (issue 14, decisions.md). It is parsed
-/// when a surface assembles the whole schema and when a note is first computed.
+/// One entry of a parted member: a schema, and what the layers above computed from it (one
+/// value per type, [`Part::note`]).
 #[derive(Debug)]
 pub struct Part {
-    json: Box<str>,
+    form: Form,
     notes: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
 
+/// How a part holds its schema.
+#[derive(Debug)]
+enum Form {
+    /// As rendered, with its size as compact JSON once measured: a part no memo keeps (it
+    /// lives as long as its version's derivation, which reads it at once).
+    Value(Value, OnceLock<usize>),
+    /// As compact JSON text: a part kept with its input's memo. As values, the 2,800 input
+    /// schemas of a 50,000-line tool held 5.5 MB (a map entry is over 100 bytes beside its
+    /// key and value); as text, about a third of that (issue 14, decisions.md). Parsed when a
+    /// surface assembles the whole schema and when a note is first computed.
+    Text(Box<str>),
+}
+
 impl Part {
+    /// A part that lives with its version's derivation only.
     pub fn new(value: Value) -> Arc<Part> {
+        Part::of(Form::Value(value, OnceLock::new()))
+    }
+
+    /// A part that a memo keeps (held as compact JSON text, [`Form::Text`]).
+    pub fn kept(value: Value) -> Arc<Part> {
         // A `Value` always serializes (its keys are strings); `null` stands in otherwise.
         let json =
             serde_json::to_string(&value).map_or_else(|_| "null".into(), String::into_boxed_str);
+        Part::of(Form::Text(json))
+    }
+
+    fn of(form: Form) -> Arc<Part> {
         Arc::new(Part {
-            json,
+            form,
             notes: Mutex::new(Vec::new()),
         })
     }
 
-    /// The schema, parsed from its text (`float_roundtrip`: the numbers it was made with).
+    /// `f` of the schema (parsed from its text if kept as text: `float_roundtrip` reads the
+    /// numbers it was made with).
+    fn with_value<R>(&self, f: impl FnOnce(&Value) -> R) -> R {
+        match &self.form {
+            Form::Value(value, _) => f(value),
+            Form::Text(json) => f(&serde_json::from_str(json).unwrap_or(Value::Null)),
+        }
+    }
+
+    /// The schema.
     pub fn value(&self) -> Value {
-        serde_json::from_str(&self.json).unwrap_or(Value::Null)
+        match &self.form {
+            Form::Value(value, _) => value.clone(),
+            Form::Text(json) => serde_json::from_str(json).unwrap_or(Value::Null),
+        }
     }
 
     /// The value of type `T` computed from this part, computed by `f` on first read.
     pub fn note<T: Any + Send + Sync>(&self, f: impl FnOnce(&Value) -> T) -> Arc<T> {
-        self.noted(|| f(&self.value()))
+        self.noted(|| self.with_value(f))
     }
 
     /// The value of type `T` noted on this part, made by `f` on first read (outside the
@@ -70,7 +102,7 @@ impl Part {
         if let Some((_, ok)) = held.iter().find(|(c, _)| *c == check) {
             return *ok;
         }
-        let ok = judge(&self.value());
+        let ok = self.with_value(judge);
         held.push((check, ok));
         ok
     }
@@ -81,7 +113,12 @@ impl Part {
 
     /// Its size as compact JSON.
     pub fn bytes(&self) -> usize {
-        self.json.len()
+        match &self.form {
+            Form::Value(value, bytes) => {
+                *bytes.get_or_init(|| serde_json::to_string(value).map_or(0, |t| t.len()))
+            }
+            Form::Text(json) => json.len(),
+        }
     }
 }
 
@@ -229,7 +266,7 @@ mod tests {
         props.insert("a".into(), Part::new(json!({"type": "string"})));
         props.insert(
             "b\"q".into(),
-            Part::new(json!({"type": "integer", "default": 3})),
+            Part::kept(json!({"type": "integer", "default": 3})),
         );
         props.insert("a".into(), Part::new(json!({"type": "number"})));
         Parted {
@@ -261,8 +298,8 @@ mod tests {
         );
     }
 
-    /// A part keeps its schema as text: read back, it is the value it was made with, key
-    /// order, every number and escaped text included.
+    /// A part kept as text reads back the value it was made with, key order, every number
+    /// and escaped text included, as one kept as a value does.
     #[test]
     fn a_part_reads_back_the_value_it_was_made_with() {
         let value = json!({
@@ -271,13 +308,15 @@ mod tests {
             "s": "quote \" backslash \\ tab \t nul \u{0} é 😀",
             "e": {}, "l": [], "n": null, "b": false
         });
-        let part = Part::new(value.clone());
-        assert_eq!(part.value(), value);
-        let keys: Vec<String> = part.value().as_object().unwrap().keys().cloned().collect();
-        assert_eq!(keys, ["z", "a", "m", "s", "e", "l", "n", "b"]);
-        assert_eq!(part.bytes(), serde_json::to_string(&value).unwrap().len());
+        for part in [Part::new(value.clone()), Part::kept(value.clone())] {
+            assert_eq!(part.value(), value);
+            let keys: Vec<String> = part.value().as_object().unwrap().keys().cloned().collect();
+            assert_eq!(keys, ["z", "a", "m", "s", "e", "l", "n", "b"]);
+            assert_eq!(part.bytes(), serde_json::to_string(&value).unwrap().len());
+            assert_eq!(*part.note(|v| v["s"].clone()), value["s"]);
+        }
         for x in [0.1f64, 1.0 / 3.0, 5e-324, 123456789.98765433, -2.5e17] {
-            assert_eq!(Part::new(json!(x)).value().as_f64(), Some(x), "{x}");
+            assert_eq!(Part::kept(json!(x)).value().as_f64(), Some(x), "{x}");
         }
         // Finite doubles from their bits (xorshift): each reads back exactly (serde_json
         // promises it with `float_roundtrip`; its default parsing is "best effort").
@@ -290,7 +329,7 @@ mod tests {
             let x = f64::from_bits(bits);
             if x.is_finite() {
                 n += 1;
-                assert_eq!(Part::new(json!(x)).value().as_f64(), Some(x), "{x:e}");
+                assert_eq!(Part::kept(json!(x)).value().as_f64(), Some(x), "{x:e}");
             }
         }
     }
@@ -298,7 +337,7 @@ mod tests {
     /// A check's verdict is judged once per part, each check apart.
     #[test]
     fn a_verdict_is_judged_once_per_check() {
-        let part = Part::new(json!({"type": "string"}));
+        let part = Part::kept(json!({"type": "string"}));
         let judged = std::cell::Cell::new(0);
         let judge = |ok: bool| {
             let judged = &judged;

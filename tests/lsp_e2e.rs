@@ -181,6 +181,96 @@ async fn open_edit_diagnose_close_shutdown_in_utf16() {
     client.shutdown().await;
 }
 
+/// A document over 256 KB is opened through the input filter, which passes its `didOpen`
+/// with the text lifted out of the frame (the protocol library's reader keeps the largest
+/// frame's size): the server reads the whole text, non-ASCII and CRLF included. The problem
+/// on the document's last lines and an edit there are placed exactly, and the preview is
+/// the Tool of the whole text.
+#[tokio::test]
+async fn a_large_document_is_read_whole() {
+    let mut client = LspClient::spawn(&[]);
+    client
+        .initialize_with(json!({}), json!({"cwlMcp": {"profile": "extension"}}))
+        .await;
+    let uri = "file:///tmp/cwl-mcp-e2e/large.cwl";
+    let mut lines: Vec<String> = [
+        "cwlVersion: v1.2",
+        "class: CommandLineTool",
+        "id: large",
+        "baseCommand: echo",
+        "inputs:",
+    ]
+    .iter()
+    .map(|l| l.to_string())
+    .collect();
+    for i in 0..5_000 {
+        lines.push(format!("  in_{i}:"));
+        lines.push("    type: string".into());
+        lines.push(format!("    doc: \"Entrée {i} 日本😀\""));
+    }
+    lines.extend(
+        [
+            "outputs: {}",
+            "$namespaces:",
+            "  mcp: https://eoap.github.io/cwl-mcp-extension#",
+            "hints:",
+            "  mcp:Tool:",
+            "    annotations: {readOnlyHint: yes, destructiveHint: false, idempotentHint: true, openWorldHint: false}",
+            "",
+        ]
+        .iter()
+        .map(|l| l.to_string()),
+    );
+    let text = lines.join("\r\n");
+    assert!(text.len() > 256 * 1024);
+    let last = lines.len() - 2;
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
+        )
+        .await;
+    let diags = client
+        .diagnostics(uri, None)
+        .await
+        .expect("diagnostics in time");
+    assert_eq!(diags["version"], 1);
+    let invalid = find(&diags, "invalid-type");
+    assert_eq!(invalid["range"]["start"]["line"], last as u64);
+    assert_eq!(
+        invalid["range"]["start"]["character"],
+        utf16_col(&text, last, "yes")
+    );
+    // `yes` made `true` on the last line: the edit lands where the client put it.
+    let col = utf16_col(&text, last, "yes");
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+                {"range": {"start": {"line": last, "character": col},
+                           "end": {"line": last, "character": col + 3}},
+                 "text": "true"}]}),
+        )
+        .await;
+    let diags = client
+        .diagnostics(uri, Some(2))
+        .await
+        .expect("diagnostics in time");
+    assert!(
+        !codes(&diags).contains(&"invalid-type".to_string()),
+        "{diags}"
+    );
+    let preview = run(&mut client, &json!([uri])).await;
+    let shown = preview.to_string();
+    assert!(shown.contains("in_4999"), "every input derived");
+    assert!(
+        shown.contains("Entrée 4999 日本😀"),
+        "{}",
+        &shown[..shown.len().min(500)]
+    );
+    client.shutdown().await;
+}
+
 #[tokio::test]
 async fn utf8_positions_when_the_client_offers_them() {
     let mut client = LspClient::spawn(&[]);

@@ -369,7 +369,7 @@ impl LanguageServer for Backend {
             st.docs.insert(
                 doc.uri.clone(),
                 OpenDocument {
-                    document: Document::new(doc.text, doc.version),
+                    document: Document::new(super::frames::opened_text(doc.text), doc.version),
                     context,
                     path,
                     cached: None,

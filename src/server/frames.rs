@@ -10,6 +10,56 @@ struct Head<'a> {
     method: Option<std::borrow::Cow<'a, str>>,
 }
 
+/// A `didOpen` frame larger than this passes with its text lifted out ([`lift`]).
+const LIFT_OVER: usize = 256 << 10;
+
+/// Texts lifted out of large `didOpen` frames, each with the token that stands for it in the
+/// frame passed on ([`opened_text`]).
+static LIFTED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// How a lifted text's token begins (a NUL, which no YAML document holds), then this
+/// process's id and the token's number.
+const TOKEN: &str = "\0cwl-mcp-lsp lifted text ";
+
+/// The text a `didOpen` names: `text` itself, or the text lifted out of its frame when
+/// `text` is the token left in its place.
+pub fn opened_text(text: String) -> String {
+    if !text.starts_with(TOKEN) {
+        return text;
+    }
+    let mut lifted = LIFTED.lock().unwrap_or_else(|p| p.into_inner());
+    match lifted.iter().position(|(token, _)| *token == text) {
+        Some(i) => lifted.swap_remove(i).1,
+        None => text,
+    }
+}
+
+/// The body of a `didOpen` frame with its text replaced by a token, the text kept for
+/// [`opened_text`]; `None` (the frame passes as it is) when the body has no string at
+/// `params.textDocument.text`. tower-lsp-server's reader buffers a whole frame before
+/// decoding it and keeps the buffer's size for the rest of the session: a 50,000-line tool
+/// (2.5 MB) left 4 MB resident in it (issue 14).
+fn lift(body: &[u8]) -> Option<Vec<u8>> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut message: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let Some(serde_json::Value::String(text)) = message
+        .get_mut("params")
+        .and_then(|p| p.get_mut("textDocument"))
+        .and_then(|d| d.get_mut("text"))
+    else {
+        return None;
+    };
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let token = format!("{TOKEN}{} {n}", std::process::id());
+    let text = std::mem::replace(text, token.clone());
+    let small = serde_json::to_vec(&message).ok()?;
+    LIFTED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((token, text));
+    Some(small)
+}
+
 /// Frames larger than this are skipped unread (their bytes are discarded in chunks).
 const MAX_FRAME: usize = 512 << 20;
 /// The body buffer reused from frame to frame holds at most this much.
@@ -97,14 +147,23 @@ pub async fn sanitize_with(
         // `Head` for arrays: serde would read `["exit"]` as a struct.)
         let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
         let head = object.then(|| serde_json::from_slice::<Head>(body).ok());
+        let mut lifted = None;
         match head.flatten() {
-            Some(head) => seen(head.method.as_deref()),
+            Some(head) => {
+                let method = head.method.as_deref();
+                if method == Some("textDocument/didOpen") && length > LIFT_OVER {
+                    lifted = lift(body);
+                }
+                seen(method)
+            }
             None if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() => seen(None),
             None => {
                 eprintln!("cwl-mcp-lsp: dropped a message whose body is not JSON ({length} bytes)");
                 continue;
             }
         }
+        let body = lifted.as_deref().unwrap_or(body);
+        let length = body.len();
         let head = format!("Content-Length: {length}\r\n\r\n");
         if output.write_all(head.as_bytes()).await.is_err()
             || output.write_all(body).await.is_err()
@@ -185,6 +244,51 @@ mod tests {
         .concat();
         let want = [frame("{}"), frame(&large), frame("[1]"), frame(&large)].concat();
         assert_eq!(run(input.as_bytes()).await, want);
+    }
+
+    /// A large `didOpen` passes as a small frame whose text is a token; the server reads
+    /// the text through [`opened_text`] once. Other large frames, a large `didOpen` without
+    /// a string text and a small `didOpen` pass as they are.
+    #[tokio::test]
+    async fn a_large_did_open_passes_with_its_text_lifted_out() {
+        let frame = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        let text: String = (0..20_000)
+            .map(|i| format!("line {i}: \"é\"\tx\n"))
+            .collect();
+        assert!(text.len() > LIFT_OVER);
+        let open = |text: &serde_json::Value| {
+            serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params":
+                {"textDocument": {"uri": "file:///w/a.cwl", "languageId": "cwl", "version": 3,
+                 "text": text}}})
+            .to_string()
+        };
+        let large = open(&serde_json::json!(text));
+        let odd = open(&serde_json::json!(["x".repeat(LIFT_OVER)]));
+        let small = open(&serde_json::json!("a: 1\n"));
+        let other = format!(
+            "{{\"method\":\"x\",\"text\":\"{}\"}}",
+            "a".repeat(LIFT_OVER)
+        );
+        let input = [frame(&large), frame(&odd), frame(&small), frame(&other)].concat();
+        let out = run(input.as_bytes()).await;
+        let rest = [frame(&odd), frame(&small), frame(&other)].concat();
+        let first = out
+            .strip_suffix(&rest)
+            .expect("the other frames as they were");
+        let (head, body) = first.split_once("\r\n\r\n").unwrap();
+        assert_eq!(head, format!("Content-Length: {}", body.len()));
+        assert!(body.len() < 1000, "{body}");
+        let mut passed: serde_json::Value = serde_json::from_str(body).unwrap();
+        let token = passed["params"]["textDocument"]["text"].take();
+        let token = token.as_str().unwrap().to_string();
+        assert!(token.starts_with(TOKEN));
+        // The rest of the message is as sent.
+        let mut sent: serde_json::Value = serde_json::from_str(&large).unwrap();
+        sent["params"]["textDocument"]["text"] = serde_json::Value::Null;
+        assert_eq!(passed, sent);
+        assert_eq!(opened_text(token.clone()), text);
+        assert_eq!(opened_text(token.clone()), token, "taken once");
+        assert_eq!(opened_text("a: 1\n".into()), "a: 1\n");
     }
 
     #[tokio::test]

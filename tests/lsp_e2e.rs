@@ -52,6 +52,22 @@ async fn within(client: &mut LspClient, uri: &str, wait: std::time::Duration) ->
         .map(|m| m["params"].clone())
 }
 
+/// Opens `text` at `uri` (version 1) and returns its first diagnostics.
+async fn opened(client: &mut LspClient, uri: &str, text: &str) -> Value {
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
+        )
+        .await;
+    let diags = client
+        .diagnostics(uri, None)
+        .await
+        .expect("diagnostics in time");
+    assert_eq!(diags["version"], 1);
+    diags
+}
+
 /// Runs the preview command with `arguments`.
 async fn run(client: &mut LspClient, arguments: &Value) -> Value {
     client
@@ -81,17 +97,7 @@ async fn open_edit_diagnose_close_shutdown_in_utf16() {
     assert_eq!(caps["positionEncoding"], "utf-16");
     assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
     let mut text = document();
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": URI, "languageId": "cwl", "version": 1, "text": text}}),
-        )
-        .await;
-    let diags = client
-        .diagnostics(URI, None)
-        .await
-        .expect("diagnostics in time");
-    assert_eq!(diags["version"], 1);
+    let diags = opened(&mut client, URI, &text).await;
     let invalid = find(&diags, "invalid-type");
     assert_eq!(invalid["source"], "cwl-mcp");
     assert_eq!(invalid["severity"], 1);
@@ -224,17 +230,7 @@ async fn a_large_document_is_read_whole() {
     let text = lines.join("\r\n");
     assert!(text.len() > 256 * 1024);
     let last = lines.len() - 2;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
-        )
-        .await;
-    let diags = client
-        .diagnostics(uri, None)
-        .await
-        .expect("diagnostics in time");
-    assert_eq!(diags["version"], 1);
+    let diags = opened(&mut client, uri, &text).await;
     let invalid = find(&diags, "invalid-type");
     assert_eq!(invalid["range"]["start"]["line"], last as u64);
     assert_eq!(
@@ -282,16 +278,7 @@ async fn utf8_positions_when_the_client_offers_them() {
         .await;
     assert_eq!(init["capabilities"]["positionEncoding"], "utf-8");
     let text = document();
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": URI, "languageId": "cwl", "version": 1, "text": text}}),
-        )
-        .await;
-    let diags = client
-        .diagnostics(URI, None)
-        .await
-        .expect("diagnostics in time");
+    let diags = opened(&mut client, URI, &text).await;
     let line = text.split('\n').nth(8).unwrap();
     let byte = line.find("yes").unwrap() as u64;
     assert_eq!(
@@ -528,17 +515,8 @@ async fn project_file_sets_the_profile_and_a_malformed_one_is_reported_on_itself
     let toml_uri = format!("file://{}", dir.join("cwl-mcp.toml").display());
     let mut client = LspClient::spawn(&[]);
     client.initialize_with(json!({}), Value::Null).await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "cwl", "version": 1, "text": text}}),
-        )
-        .await;
     // cwl2mcp requires aliases, useWhen, doNotUseWhen and annotations.
-    let diags = client
-        .diagnostics(&uri, None)
-        .await
-        .expect("diagnostics in time");
+    let diags = opened(&mut client, &uri, text).await;
     assert!(
         codes(&diags)
             .iter()

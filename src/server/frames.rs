@@ -13,9 +13,16 @@ struct Head<'a> {
 /// A `didOpen` frame larger than this passes with its text lifted out ([`lift`]).
 const LIFT_OVER: usize = 256 << 10;
 
-/// Texts lifted out of large `didOpen` frames, each with the token that stands for it in the
-/// frame passed on ([`opened_text`]).
-static LIFTED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+/// Texts lifted out of frames, each with the token that stands for it in the frame passed
+/// on, oldest first.
+type Lifted = std::sync::Mutex<Vec<(String, String)>>;
+
+/// The texts lifted out of large `didOpen` frames ([`opened_text`]).
+static LIFTED: Lifted = std::sync::Mutex::new(Vec::new());
+/// At most this many lifted texts wait to be read: the server reads each as soon as its
+/// `didOpen` is handled, but drops a `didOpen` sent before `initialize`, whose text would
+/// otherwise stay here for the session.
+const LIFTED_KEPT: usize = 8;
 
 /// How a lifted text's token begins (a NUL, which no YAML document holds), then this
 /// process's id and the token's number.
@@ -24,12 +31,17 @@ const TOKEN: &str = "\0cwl-mcp-lsp lifted text ";
 /// The text a `didOpen` names: `text` itself, or the text lifted out of its frame when
 /// `text` is the token left in its place.
 pub fn opened_text(text: String) -> String {
+    opened_text_in(&LIFTED, text)
+}
+
+/// [`opened_text`] from the texts lifted into `store`.
+fn opened_text_in(store: &Lifted, text: String) -> String {
     if !text.starts_with(TOKEN) {
         return text;
     }
-    let mut lifted = LIFTED.lock().unwrap_or_else(|p| p.into_inner());
+    let mut lifted = store.lock().unwrap_or_else(|p| p.into_inner());
     match lifted.iter().position(|(token, _)| *token == text) {
-        Some(i) => lifted.swap_remove(i).1,
+        Some(i) => lifted.remove(i).1,
         None => text,
     }
 }
@@ -40,6 +52,11 @@ pub fn opened_text(text: String) -> String {
 /// decoding it and keeps the buffer's size for the rest of the session: a 50,000-line tool
 /// (2.5 MB) left 4 MB resident in it (issue 14).
 fn lift(body: &[u8]) -> Option<Vec<u8>> {
+    lift_into(&LIFTED, body)
+}
+
+/// [`lift`], the text kept in `store`.
+fn lift_into(store: &Lifted, body: &[u8]) -> Option<Vec<u8>> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let mut message: serde_json::Value = serde_json::from_slice(body).ok()?;
     let Some(serde_json::Value::String(text)) = message
@@ -53,10 +70,11 @@ fn lift(body: &[u8]) -> Option<Vec<u8>> {
     let token = format!("{TOKEN}{} {n}", std::process::id());
     let text = std::mem::replace(text, token.clone());
     let small = serde_json::to_vec(&message).ok()?;
-    LIFTED
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push((token, text));
+    let mut lifted = store.lock().unwrap_or_else(|p| p.into_inner());
+    let unread = (lifted.len() >= LIFTED_KEPT).then(|| lifted.remove(0));
+    lifted.push((token, text));
+    drop(lifted);
+    drop(unread);
     Some(small)
 }
 
@@ -289,6 +307,38 @@ mod tests {
         assert_eq!(opened_text(token.clone()), text);
         assert_eq!(opened_text(token.clone()), token, "taken once");
         assert_eq!(opened_text("a: 1\n".into()), "a: 1\n");
+    }
+
+    /// Texts no `didOpen` reads back (one sent before `initialize` is dropped by the
+    /// protocol library) are not kept for the session: the oldest goes once more than
+    /// [`LIFTED_KEPT`] wait.
+    #[test]
+    fn lifted_texts_that_no_one_reads_are_bounded() {
+        let store = Lifted::default();
+        let body = |i: usize| {
+            serde_json::json!({"method": "textDocument/didOpen", "params": {"textDocument":
+                {"uri": "file:///w/x.cwl", "version": 1, "text": format!("text {i}")}}})
+            .to_string()
+        };
+        let tokens: Vec<String> = (0..LIFTED_KEPT + 3)
+            .map(|i| {
+                let small = lift_into(&store, body(i).as_bytes()).unwrap();
+                let small: serde_json::Value = serde_json::from_slice(&small).unwrap();
+                small["params"]["textDocument"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(store.lock().unwrap().len(), LIFTED_KEPT);
+        // The newest is still read back; the oldest is gone (its token stays a token).
+        let newest = tokens.last().unwrap().clone();
+        assert_eq!(
+            opened_text_in(&store, newest),
+            format!("text {}", LIFTED_KEPT + 2)
+        );
+        assert_eq!(opened_text_in(&store, tokens[0].clone()), tokens[0]);
+        assert_eq!(store.lock().unwrap().len(), LIFTED_KEPT - 1);
     }
 
     #[tokio::test]

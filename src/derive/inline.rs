@@ -144,7 +144,7 @@ impl Renderer<'_, '_> {
                 required.push(Value::String(name.clone()));
             }
             let kept = p.memo.is_some() && memo_key.is_some();
-            let schema = if kept { Part::kept } else { Part::new }(Value::Object(schema));
+            let schema = Part::rendered(Value::Object(schema), kept);
             if let (Some(memo), Some(key)) = (p.memo, memo_key) {
                 let rendered = Rendered {
                     schema: schema.clone(),

@@ -703,7 +703,7 @@ fn text_field(
 fn check_file_defaults(loader: &Loader, inputs: &[types::Param], problems: &mut Vec<Problem>) {
     for p in inputs.iter().filter(|p| p.may_default_to_a_file()) {
         let Some(d) = p.default() else { continue };
-        for (_, loc) in types::file_defaults(d) {
+        for loc in types::file_defaults(d) {
             let local = loc.strip_prefix("file://").unwrap_or(loc);
             if local.contains("://") {
                 continue;

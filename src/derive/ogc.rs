@@ -147,13 +147,9 @@ pub fn parameters_schema(
             schema.insert("default".into(), value);
         }
         let nullable = schema.get("nullable").is_some_and(truthy);
-        let part = if p.memo.is_some() && memo_key.is_some() {
-            Part::kept
-        } else {
-            Part::new
-        };
-        let schema = part(Value::Object(schema));
-        let reference = part(json!({ "$ref": format!("#/$defs/{k}") }));
+        let kept = p.memo.is_some() && memo_key.is_some();
+        let schema = Part::rendered(Value::Object(schema), kept);
+        let reference = Part::rendered(json!({ "$ref": format!("#/$defs/{k}") }), kept);
         if let (Some(memo), Some(key)) = (p.memo, memo_key) {
             let rendered = Rendered {
                 schema: schema.clone(),

@@ -38,6 +38,16 @@ impl Part {
         Part::of(Form::Value(value, OnceLock::new()))
     }
 
+    /// A renderer's part: [`Part::kept`] when an input's memo keeps it (`kept`), else
+    /// [`Part::new`].
+    pub fn rendered(value: Value, kept: bool) -> Arc<Part> {
+        if kept {
+            Part::kept(value)
+        } else {
+            Part::new(value)
+        }
+    }
+
     /// A part that a memo keeps (held as compact JSON text, [`Form::Text`]).
     pub fn kept(value: Value) -> Arc<Part> {
         // A `Value` always serializes (its keys are strings); `null` stands in otherwise.
@@ -58,7 +68,7 @@ impl Part {
     fn with_value<R>(&self, f: impl FnOnce(&Value) -> R) -> R {
         match &self.form {
             Form::Value(value, _) => f(value),
-            Form::Text(json) => f(&serde_json::from_str(json).unwrap_or(Value::Null)),
+            Form::Text(json) => f(&parsed(json)),
         }
     }
 
@@ -66,7 +76,7 @@ impl Part {
     pub fn value(&self) -> Value {
         match &self.form {
             Form::Value(value, _) => value.clone(),
-            Form::Text(json) => serde_json::from_str(json).unwrap_or(Value::Null),
+            Form::Text(json) => parsed(json),
         }
     }
 
@@ -120,6 +130,12 @@ impl Part {
             Form::Text(json) => json.len(),
         }
     }
+}
+
+/// A kept part's schema, read from its text (`null` if it cannot be: never, as it was
+/// written from a value).
+fn parsed(json: &str) -> Value {
+    serde_json::from_str(json).unwrap_or(Value::Null)
 }
 
 /// The entries of one parted member, in order (a repeated name keeps its first place and its

@@ -829,7 +829,7 @@ impl<'v> Param<'v> {
         ]
     }
 
-    /// The entry's value ([`Param::body`]), built now if it is [`Body::Lazy`].
+    /// The entry's value, built now if its body is [`Body::Lazy`].
     fn value(&self) -> &'v Value {
         match self.body {
             Body::Given(value) => value,
@@ -892,9 +892,9 @@ pub enum Body<'v> {
     },
 }
 
-/// The `File` or `Directory` objects a parameter's `default` names, with their location
-/// (`location`, else `path`): the default itself or the items of a list.
-pub fn file_defaults(default: &Value) -> impl Iterator<Item = (&Map<String, Value>, &str)> {
+/// The locations (`location`, else `path`) of the `File` or `Directory` objects a
+/// parameter's `default` names: the default itself or the items of a list.
+pub fn file_defaults(default: &Value) -> impl Iterator<Item = &str> {
     let items: &[Value] = match default {
         Value::Array(items) => items,
         other => std::slice::from_ref(other),
@@ -907,11 +907,9 @@ pub fn file_defaults(default: &Value) -> impl Iterator<Item = (&Map<String, Valu
         ) {
             return None;
         }
-        let loc = m
-            .get("location")
+        m.get("location")
             .or_else(|| m.get("path"))
-            .and_then(Value::as_str)?;
-        Some((m, loc))
+            .and_then(Value::as_str)
     })
 }
 

@@ -291,11 +291,10 @@ pub fn validate_parted<'p>(
                 let check = std::ptr::from_ref(each) as usize;
                 if found.len() < MAX_VIOLATIONS && !part.passes(check, |v| each.is_valid(v)) {
                     let value = part.value();
-                    let value = &value;
                     let prefix = format!("/{field}/{member}/{}", escaped(name));
                     let left = MAX_VIOLATIONS - found.len();
                     found.extend(
-                        each.iter_errors(value)
+                        each.iter_errors(&value)
                             .take(left)
                             .map(|e| violation(version, &prefix, &e)),
                     );

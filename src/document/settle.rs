@@ -78,7 +78,8 @@ pub const KEPT_BLOCK: usize = 8 * 1024;
 /// 50,000-line tool's 2,000 inputs keep theirs between keystrokes.
 const VERDICTS: usize = 16 * 1024;
 
-/// The verdicts of block texts by a 64-bit hash of the text: this generation's, the last's.
+/// The verdicts of block texts by the text's hash (`base::text_hash`, 128 bits, trusted as
+/// the text): this generation's, the last's.
 #[derive(Default)]
 struct Verdicts {
     now: HashMap<u128, bool>,

@@ -49,7 +49,7 @@ impl ParamMemo for Memo {
     }
 
     fn body(&self) -> Option<serde_json::Value> {
-        self.json().map(|(json, _)| json)
+        self.to_json().map(|(json, _)| json)
     }
 
     fn put(&self, key: String, value: Arc<dyn Any + Send + Sync>) {
@@ -157,7 +157,7 @@ pub(super) fn derive(
     let facts = part.entries_derived(|entry| {
         (*entry.derived(|_, _| {
             let memo = entry.memo();
-            let json = memo.json();
+            let json = memo.to_json();
             let directive = memo.text.may_hold_dollar()
                 && match memo.text.text() {
                     Some(own) => names_a_directive(&own),

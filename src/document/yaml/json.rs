@@ -100,7 +100,7 @@ impl Node {
                     *budget += 1;
                     return memo.node.to_json_depth(&memo.view, budget, depth, &[]);
                 }
-                let (json, nodes) = memo.json()?;
+                let (json, nodes) = memo.to_json()?;
                 *budget = budget.checked_sub(nodes)?;
                 json
             }
@@ -114,7 +114,7 @@ impl Memo {
     /// unresolved alias, too many values, too deep). Not kept: what is read from it per
     /// derivation is kept instead (`model::split`), and a 50,000-line tool's entries' JSON
     /// forms were 5.4 MB held beside their value trees (issue 14).
-    pub fn json(&self) -> Option<(serde_json::Value, usize)> {
+    pub fn to_json(&self) -> Option<(serde_json::Value, usize)> {
         let start = budget_for(Some(self.text.len()));
         let mut budget = start;
         let json = self

@@ -20,8 +20,7 @@ pub const MIN_BYTES: usize = 16 * 1024;
 const CAPACITY: usize = 32;
 /// ...and, beyond the two most recent (the version being edited and the one before it), no
 /// more than this much text kept alive in all (a document text its sections share counted
-/// once, [`MemoText`]): each entry holds its subtree and JSON, about ten
-/// times its text, and typing in a 50,000-line tool's `inputs` makes one entry per keystroke.
+/// once, [`MemoText`]): each entry holds its subtree, several times its text, and typing in a 50,000-line tool's `inputs` makes one entry per keystroke.
 /// A 50,000-line tool's `inputs` (2.3 MB) keeps the two most recent only: a third, kept by
 /// the 8 MB budget before, cost 2.3 MB of text and its section's lists (about 6 MB of peak
 /// RSS with the schema memo's third document text) and served no edit but an undo two steps

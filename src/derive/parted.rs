@@ -101,12 +101,16 @@ impl Part {
     }
 
     /// Whether the schema passes the check named `check` (a stable address, such as a
-    /// compiled validator's), judged by `judge` on first ask: validation asks it of every
-    /// part on every keystroke that derives the schemas.
+    /// compiled validator's), judged by `judge`: validation asks it of every part on every
+    /// keystroke that derives the schemas. A kept part keeps its verdicts (it is asked again
+    /// by the versions after); a part no memo keeps is judged at once (it is asked once).
     pub fn passes(&self, check: usize, judge: impl FnOnce(&Value) -> bool) -> bool {
         /// The verdicts of this part, by check.
         #[derive(Default)]
         struct Verdicts(Mutex<Vec<(usize, bool)>>);
+        if let Form::Value(value, _) = &self.form {
+            return judge(value);
+        }
         let verdicts = self.noted(Verdicts::default);
         let mut held = verdicts.0.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, ok)) = held.iter().find(|(c, _)| *c == check) {

@@ -10,7 +10,9 @@ the same sequence on one generated file, with `bench/run.py`'s client, capabilit
 `initialized`, five completions and hovers in the hint, then each edit site of the harness in
 its order, 20 edits each, every edit awaited until its `publishDiagnostics` with the harness's
 5 ms pause. After each phase it prints the server's VmHWM (the peak so far) and VmRSS (resident
-now) in MB, read from /proc: where the peak is reached, and what each phase adds.
+now) in MB, read from /proc: where the peak is reached, and what each phase adds. VmRSS is
+split into its anonymous pages (the heap, stacks) and its file-backed ones (the binary's code
+and data as far as they were read, with the kernel's fault-around).
 
 `--server` runs another command instead of target/release/cwl-mcp-lsp, for instance a script
 that runs it under heaptrack (bench/notes.md, "memory by heap"); the figures printed are then
@@ -29,13 +31,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def memory(pid):
-    """VmHWM and VmRSS of `pid`, in MB."""
+    """VmHWM, VmRSS, RssAnon and RssFile of `pid`, in MB."""
     fields = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
-        if key in ("VmHWM", "VmRSS"):
+        if key in ("VmHWM", "VmRSS", "RssAnon", "RssFile"):
             fields[key] = int(value.split()[0]) / 1024
-    return fields["VmHWM"], fields["VmRSS"]
+    return fields["VmHWM"], fields["VmRSS"], fields["RssAnon"], fields["RssFile"]
 
 
 def main():
@@ -63,9 +65,10 @@ def main():
     rows = []
 
     def phase(name):
-        hwm, rss = memory(pid)
+        hwm, rss, anon, file = memory(pid)
         rows.append((name, hwm, rss))
-        print(f"{name:<24} VmHWM {hwm:7.1f} MB   VmRSS {rss:7.1f} MB", flush=True)
+        print(f"{name:<24} VmHWM {hwm:7.1f} MB   VmRSS {rss:7.1f} MB "
+              f"(anonymous {anon:5.1f}, file-backed {file:4.1f})", flush=True)
 
     try:
         c.request("initialize", {

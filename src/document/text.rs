@@ -261,12 +261,14 @@ pub struct Document {
     /// flattened the rest of the document, reusing it lexes almost all of the text again
     /// (undoing a space typed at the start of an input's line: 113 ms at 50,000 lines). The
     /// trees share most of their nodes.
-    good: Option<(Tree, Arc<str>)>,
-    /// After a settled version: where its text differs from `good`'s ([`Differs`]), so that
-    /// the next keystroke's edit of `good`'s tree is known without comparing the whole texts
-    /// (0.25 ms at 50,000 lines). Not `good`'s tree edited: holding that second tree between
-    /// keystrokes kept nodes alive whose memory the next parse would have reused (1 MB of
-    /// fresh pages per keystroke when a `]` is deleted and restored at 50,000 lines).
+    good: Option<Good>,
+    /// After a settled version: where its text differs from `good`'s ([`Differs`], with
+    /// `good`'s bytes there), so that the next keystroke's edit of `good`'s tree is known
+    /// without comparing the whole texts (0.25 ms at 50,000 lines) and without `good`'s text
+    /// (2.3 MB at 50,000 lines, kept only for this before). Not `good`'s tree edited: holding
+    /// that second tree between keystrokes kept nodes alive whose memory the next parse would
+    /// have reused (1 MB of fresh pages per keystroke when a `]` is deleted and restored at
+    /// 50,000 lines).
     good_at: Option<Differs>,
     /// What [`settle`] defines besides a settled `tree`.
     settled: Option<Arc<Settled>>,
@@ -277,16 +279,23 @@ impl Document {
         let (tree, settled) = take_kept(&text)
             .or_else(|| wait_for_parse(&text))
             .unwrap_or_else(|| parse_defined(&text));
-        let good = settled.as_ref().map(|s| (tree.clone(), s.valid.clone()));
+        let text: Arc<str> = Arc::from(text);
+        let (good, good_at) = match &settled {
+            Some(s) => {
+                let (good, at) = Good::of_settled(&tree, s, &text);
+                (Some(good), Some(at))
+            }
+            None => (None, None),
+        };
         Document {
             settled,
             rope: Rope::from_str(&text),
             lone_cr: has_lone_cr(&text),
-            text: Arc::from(text),
+            text,
             tree,
             version,
             good,
-            good_at: None,
+            good_at,
         }
     }
 
@@ -356,7 +365,11 @@ impl Document {
         let mut kept = whole;
         // The base of the next parse.
         if whole {
-            self.good = Some((self.tree.clone(), self.text.clone()));
+            self.good = Some(Good {
+                tree: self.tree.clone(),
+                text: Some(self.text.clone()),
+                len: self.text.len(),
+            });
             self.good_at = None;
         }
         // The text being edited; `None` while it is still `self.text`.
@@ -380,10 +393,10 @@ impl Document {
                     self.good = None;
                     self.good_at = None;
                     (self.tree, self.settled) = parse_defined(&text);
-                    self.good = self
-                        .settled
-                        .as_ref()
-                        .map(|s| (self.tree.clone(), s.valid.clone()));
+                    if let Some(s) = &self.settled {
+                        let (good, at) = Good::of_settled(&self.tree, s, &text);
+                        (self.good, self.good_at) = (Some(good), Some(at));
+                    }
                     self.lone_cr = has_lone_cr(&text);
                     edited = Some(text);
                 }
@@ -392,7 +405,7 @@ impl Document {
                     kept = kept && keeps_tree(&self.tree, current, a, b, &change.text);
                     let (next, edit) = self.edit_bytes(current, a, b, &change.text);
                     if let Some(made) = &mut made {
-                        made.each.push(edit);
+                        made.each.push((edit, current.as_bytes()[a..b].into()));
                     }
                     edited = Some(next);
                 }
@@ -410,7 +423,7 @@ impl Document {
         } else {
             if let Some(made) = &mut made {
                 made.edit = match made.each[..] {
-                    [edit] => Some(edit),
+                    [(edit, _)] => Some(edit),
                     _ => difference(&base, &self.text),
                 };
             }
@@ -465,61 +478,65 @@ impl Document {
         self.reparse_then(|| {}, None);
     }
 
-    /// Where the text differs from `good_text` (`None`: nowhere): from the edits that made
-    /// the text of the version before, one by one (several changes far apart in one
-    /// notification stay apart), when that version's text is `good_text` or with
-    /// [`Document::good_at`], what made that version's text of it; else the difference of
-    /// the two texts (a scan of the whole text).
-    fn differs(&self, good_text: &Arc<str>, made: Option<&Made>) -> Option<Differs> {
+    /// Where the text differs from `good`'s (`Some(None)`: nowhere): from the edits that
+    /// made the text of the version before, one by one (several changes far apart in one
+    /// notification stay apart), when that version's text is `good`'s or with
+    /// [`Document::good_at`], what made that version's text of it; else, while `good`'s text
+    /// is held, the difference of the two texts (a scan of the whole text). `None`: not
+    /// known (`good`'s text is no longer held, and the edits do not say it).
+    fn differs(&self, good: &Good, made: Option<&Made>) -> Option<Option<Differs>> {
         let text = &self.text;
         let known = made.and_then(|made| {
-            // The version before is `good_text` (no span), or `good_at` says where they differ.
-            let before = if made.base == text_id(good_text) {
-                Differs::default()
-            } else {
-                self.good_at.clone().filter(|at| at.text == made.base)?
+            // The version before is `good`'s text (no span), or `good_at` says where they
+            // differ.
+            let before = match &good.text {
+                Some(t) if made.base == text_id(t) => Differs::default(),
+                _ => self.good_at.clone().filter(|at| at.text == made.base)?,
             };
-            let d = (made.each.iter()).try_fold(before, |d, edit| d.then(edit))?;
-            d.fits(text.len(), good_text.len()).then_some(d)
+            let d = (made.each.iter())
+                .try_fold(before, |d, (edit, removed)| d.then(edit, removed))?
+                .merged(text.as_bytes());
+            d.fits(text.len(), good.len).then_some(d)
         });
         match known {
             Some(mut d) => {
-                let (t, g) = (text.as_bytes(), good_text.as_bytes());
+                let t = text.as_bytes();
                 debug_assert!(
-                    {
+                    good.text.as_ref().is_none_or(|g| {
+                        let g = g.as_bytes();
                         let (mut i, mut j) = (0, 0);
                         d.spans.iter().all(|s| {
-                            let same = t[i..s.start] == g[j..s.old_start];
+                            let same = t[i..s.start] == g[j..s.old_start]
+                                && *s.old == g[s.old_start..s.old_end];
                             (i, j) = (s.new_end, s.old_end);
                             same
                         }) && t[i..] == g[j..]
-                    },
-                    "the texts differ only where `Differs` says"
+                    }),
+                    "the texts differ only where `Differs` says, and it holds the good bytes"
                 );
                 // A span whose bytes are the same in both is no longer a difference (a break
                 // undone); none left: the texts are the same.
-                d.spans
-                    .retain(|s| t[s.start..s.new_end] != g[s.old_start..s.old_end]);
-                (!d.spans.is_empty()).then_some(d)
+                d.spans.retain(|s| t[s.start..s.new_end] != *s.old);
+                Some((!d.spans.is_empty()).then_some(d))
             }
-            // `None` when they are the same.
-            None => difference(good_text, text).as_ref().map(Differs::of),
+            // `None` inside when they are the same.
+            None => {
+                let g = good.text.as_ref()?;
+                Some(difference(g, text).map(|edit| Differs::of(&edit, g.as_bytes())))
+            }
         }
     }
 
-    /// `good` edited to stand for the text where it differs from `good_text` (`differs`), one
-    /// edit per span, in text order: once the spans before one are edited, the tree's
+    /// `good` edited to stand for the text where it differs from `good`'s text (`differs`),
+    /// one edit per span, in text order: once the spans before one are edited, the tree's
     /// positions up to it are the text's.
-    fn good_edited(&self, good: &Tree, good_text: &str, differs: Option<&Differs>) -> Tree {
+    fn good_edited(&self, good: &Tree, differs: Option<&Differs>) -> Tree {
         let mut tree = good.clone();
         let index = LineIndex::new(self.rope.clone());
         for s in differs.map_or(&[][..], |d| &d.spans) {
             let start_position = index.ts_point(s.start, self.lone_cr, &self.text);
             let new_end_position = index.ts_point(s.new_end, self.lone_cr, &self.text);
-            let old_end_position = ts_point_after(
-                start_position,
-                &good_text.as_bytes()[s.old_start..s.old_end],
-            );
+            let old_end_position = ts_point_after(start_position, &s.old);
             tree.edit(&InputEdit {
                 start_byte: s.start,
                 old_end_byte: s.start + (s.old_end - s.old_start),
@@ -549,15 +566,33 @@ impl Document {
     fn reparse_then(&mut self, before_fresh_parse: impl FnOnce(), made: Option<Made>) {
         let mut parser = grammar::parser();
         let text = self.text.clone();
-        let good = self.good.take();
-        // The last error-free tree edited to the text, kept as settle's base.
-        let differs = good
-            .as_ref()
-            .and_then(|(_, good_text)| self.differs(good_text, made.as_ref()));
+        let mut good = self.good.take();
+        // Where the text differs from the last error-free one.
+        let known = good.as_ref().map(|g| self.differs(g, made.as_ref()));
         self.good_at = None;
+        let differs = match known {
+            None => None,
+            Some(Some(differs)) => differs,
+            Some(None) => {
+                // Not known without `good`'s text (an edit `Differs` cannot follow): the text
+                // is read as a document opened with it reads it.
+                drop(good);
+                self.tree = grammar::parser()
+                    .parse("", None)
+                    .expect("parsing without a timeout returns a tree");
+                before_fresh_parse();
+                (self.tree, self.settled) = parse_defined(&text);
+                if let Some(s) = &self.settled {
+                    let (good, at) = Good::of_settled(&self.tree, s, &text);
+                    (self.good, self.good_at) = (Some(good), Some(at));
+                }
+                return;
+            }
+        };
+        // The last error-free tree edited to the text, kept as settle's base.
         let edited = good
             .as_ref()
-            .map(|(good, good_text)| self.good_edited(good, good_text, differs.as_ref()));
+            .map(|g| self.good_edited(&g.tree, differs.as_ref()));
         let tree = parser
             .parse(text.as_bytes(), Some(edited.as_ref().unwrap_or(&self.tree)))
             .expect("parsing without a timeout returns a tree");
@@ -575,17 +610,20 @@ impl Document {
         });
         if let Some((tree, settled)) = settle_after(&text, base, &mut parser, prior) {
             // Still broken: the next version is parsed from the same error-free tree (with
-            // where this text differs from its, `good_at`), or from the settled one, the tree
-            // of `T'`, when there was none.
-            match good {
-                Some(good) => {
-                    self.good = Some(good);
-                    self.good_at = differs.map(|d| Differs {
+            // where this text differs from its, `good_at`, which holds its bytes there: its
+            // text is let go), or from the settled one, the tree of `T'`, when there was none.
+            match good.take() {
+                Some(g) => {
+                    self.good = Some(Good { text: None, ..g });
+                    self.good_at = Some(Differs {
                         text: text_id(&text),
-                        ..d
+                        ..differs.unwrap_or_default()
                     });
                 }
-                None => self.good = Some((tree.clone(), settled.valid.clone())),
+                None => {
+                    let (g, at) = Good::of_settled(&tree, &settled, &text);
+                    (self.good, self.good_at) = (Some(g), Some(at));
+                }
             }
             self.tree = tree;
             self.settled = Some(Arc::new(settled));
@@ -622,17 +660,58 @@ struct Made {
     /// The one edit from the text before to this one (several changes: their
     /// [`difference`]): what `settle_after` moves the splits by.
     edit: Option<InputEdit>,
-    /// Each change's edit, in order (each in the text the ones before it made).
-    each: Vec<InputEdit>,
+    /// Each change's edit, in order (each in the text the ones before it made), with the
+    /// bytes it removed from that text (what [`Differs::then`] reads the good text's bytes
+    /// from, where the edit meets them).
+    each: Vec<(InputEdit, Box<[u8]>)>,
     splits: Option<Arc<Splits>>,
 }
 
+/// The document's last error-free tree while its text is broken ([`Document::good`]): the
+/// tree, the length of its text, and its text while a version of the document holds it (the
+/// version before the break); after that, [`Document::good_at`] holds its bytes where they
+/// differ from the version's text, the only ones the next keystroke reads.
+struct Good {
+    tree: Tree,
+    text: Option<Arc<str>>,
+    len: usize,
+}
+
+impl Good {
+    /// The tree of `T'` of a settled text `text` (`tree`, `settled`) as the good tree, and
+    /// where `text` differs from `T'`: its blanked values (`T'`'s bytes there are spaces).
+    fn of_settled(tree: &Tree, settled: &Settled, text: &Arc<str>) -> (Good, Differs) {
+        let valid = settled.valid.as_bytes();
+        let spans = (settled.blanks.iter())
+            .map(|b| Span {
+                start: b.value.start,
+                new_end: b.value.end,
+                old_start: b.value.start,
+                old_end: b.value.end,
+                old: valid[b.value.clone()].into(),
+            })
+            .collect();
+        let good = Good {
+            tree: tree.clone(),
+            text: None,
+            len: valid.len(),
+        };
+        let at = Differs {
+            spans,
+            text: text_id(text),
+        }
+        .merged(text.as_bytes());
+        (good, at)
+    }
+}
+
 /// Where a version's text (`text`, its [`text_id`]) differs from the text of the document's
-/// last error-free tree: disjoint spans in text order ([`Span`]); the texts agree around and
-/// between them. Kept apart, an edit far from the break (typing in the hint while an input
-/// is broken) does not make one span of everything between them: `good`'s tree edited over
-/// half a 50,000-line tool was cloned and parsed again over that half on every keystroke
-/// (120 ms against 0.4 ms for a break in a small block, issue 14).
+/// last error-free tree: disjoint spans in text order ([`Span`]), each with the good text's
+/// bytes; the texts agree around and between them. Kept apart, an edit far from the break
+/// (typing in the hint while an input is broken) does not make one span of everything
+/// between them: `good`'s tree edited over half a 50,000-line tool was cloned and parsed
+/// again over that half on every keystroke (120 ms against 0.4 ms for a break in a small
+/// block, issue 14).
 #[derive(Clone, Debug, Default)]
 struct Differs {
     spans: Vec<Span>,
@@ -640,13 +719,14 @@ struct Differs {
 }
 
 /// One place where the texts differ: this text's bytes `start..new_end` stand for the good
-/// text's `old_start..old_end`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// text's `old_start..old_end`, which are `old`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Span {
     start: usize,
     new_end: usize,
     old_start: usize,
     old_end: usize,
+    old: Box<[u8]>,
 }
 
 /// Spans kept apart at most; beyond, the two closest are joined (the text between them is the
@@ -654,13 +734,15 @@ struct Span {
 const MAX_SPANS: usize = 8;
 
 impl Differs {
-    fn of(edit: &InputEdit) -> Differs {
+    /// Where `edit` made a text of the good text `good`.
+    fn of(edit: &InputEdit, good: &[u8]) -> Differs {
         Differs {
             spans: vec![Span {
                 start: edit.start_byte,
                 new_end: edit.new_end_byte,
                 old_start: edit.start_byte,
                 old_end: edit.old_end_byte,
+                old: good[edit.start_byte..edit.old_end_byte].into(),
             }],
             text: 0,
         }
@@ -668,26 +750,25 @@ impl Differs {
 
     /// Where the text that `edit` made of this one's text differs from the good text: the
     /// spans the edit touches joined with it into one, the others as they were (those after
-    /// it moved by its length); `None` when a position falls before the good text's start
-    /// (the caller checks the result against both texts' lengths, [`Differs::fits`], and
-    /// compares the texts when it does not fit).
-    fn then(self, edit: &InputEdit) -> Option<Differs> {
+    /// it moved by its length). The joined span's good bytes are the touched spans' and,
+    /// between them, this text's, which the edit `removed`. More than [`MAX_SPANS`] may
+    /// result ([`Differs::merged`] joins them, with the text the edits made). `None` when a
+    /// position falls before the good text's start (the caller checks the result against
+    /// both texts' lengths, [`Differs::fits`], and compares the texts when it does not fit,
+    /// or parses afresh when the good text is no longer held).
+    fn then(self, edit: &InputEdit, removed: &[u8]) -> Option<Differs> {
         let (a, b, c) = (edit.start_byte, edit.old_end_byte, edit.new_end_byte);
         // A position of this text outside the spans, in the good text: as far from the end
         // of the last span before it (`last`) in both.
         let good_at = |p: usize, last: Option<&Span>| {
             last.map_or(Some(p), |s| (p + s.old_end).checked_sub(s.new_end))
         };
-        let before: Vec<Span> = self
-            .spans
-            .iter()
-            .copied()
-            .filter(|s| s.new_end < a)
-            .collect();
-        let touched: Vec<Span> = (self.spans.iter().copied())
-            .filter(|s| s.new_end >= a && s.start <= b)
-            .collect();
-        let after = self.spans.iter().copied().filter(|s| s.start > b);
+        let mut spans = self.spans;
+        let first = spans.partition_point(|s| s.new_end < a);
+        let past = first + spans[first..].partition_point(|s| s.start <= b);
+        let after: Vec<Span> = spans.split_off(past);
+        let touched: Vec<Span> = spans.split_off(first);
+        let before = spans;
         let (start, old_start) = match touched.first() {
             Some(first) if first.start <= a => (first.start, first.old_start),
             _ => (a, good_at(a, before.last())?),
@@ -696,27 +777,52 @@ impl Differs {
             Some(last) if last.new_end >= b => (last.new_end, last.old_end),
             last => (b, good_at(b, last.or(before.last()))?),
         };
+        // The good text's bytes of the joined span: each touched span's, and between them
+        // this text's, which the edit removed (the texts agree outside the spans).
+        let between = |from: usize, to: usize| match from < to {
+            true => removed.get(from.checked_sub(a)?..to.checked_sub(a)?),
+            false => Some(&[][..]),
+        };
+        let mut old = Vec::with_capacity(old_end.saturating_sub(old_start));
+        let mut at = start;
+        for s in &touched {
+            old.extend_from_slice(between(at, s.start)?);
+            old.extend_from_slice(&s.old);
+            at = s.new_end;
+        }
+        old.extend_from_slice(between(at, end)?);
         let mut spans = before;
         spans.push(Span {
             start,
             new_end: end - b + c,
             old_start,
             old_end,
+            old: old.into(),
         });
-        spans.extend(after.map(|s| Span {
+        spans.extend(after.into_iter().map(|s| Span {
             start: s.start - b + c,
             new_end: s.new_end - b + c,
             ..s
         }));
+        Some(Differs { spans, text: 0 })
+    }
+
+    /// The spans joined until at most [`MAX_SPANS`] are left, the two closest first (the
+    /// text between them, `text`'s, is the good text's there).
+    fn merged(mut self, text: &[u8]) -> Differs {
+        let spans = &mut self.spans;
         while spans.len() > MAX_SPANS {
             let i = (0..spans.len() - 1)
                 .min_by_key(|&i| spans[i + 1].start - spans[i].new_end)
                 .expect("more than one span");
             let next = spans.remove(i + 1);
-            spans[i].new_end = next.new_end;
-            spans[i].old_end = next.old_end;
+            let s = &mut spans[i];
+            let mut old = std::mem::take(&mut s.old).into_vec();
+            old.extend_from_slice(&text[s.new_end..next.start]);
+            old.extend_from_slice(&next.old);
+            (s.new_end, s.old_end, s.old) = (next.new_end, next.old_end, old.into());
         }
-        Some(Differs { spans, text: 0 })
+        self
     }
 
     /// Whether the spans lie in order inside a text of `len` bytes and a good text of
@@ -817,6 +923,78 @@ mod tests {
         assert_eq!(doc.good_at.as_ref().unwrap().spans.len(), 4);
     }
 
+    /// While an input stays broken, the document keeps no copy of its last error-free text
+    /// (the next keystroke reads `good`'s bytes from `good_at`), and each version's tree is
+    /// a fresh parse's: typed at the break, far from it, and for a document opened broken,
+    /// whose good tree is `T'`'s.
+    #[test]
+    fn a_broken_text_keeps_no_copy_of_the_last_error_free_one() {
+        let mut text = String::from("cwlVersion: v1.2\nclass: CommandLineTool\ninputs:\n");
+        for i in 0..400 {
+            text.push_str(&format!(
+                "  in_{i}:\n    type: string\n    doc: input {i}\n"
+            ));
+        }
+        text.push_str("outputs: {}\nbaseCommand: echo\n");
+        // Bytes `a..b` of `t` replaced by `new`, as a change.
+        let change = |t: &str, a: usize, b: usize, new: &str| {
+            let index = LineIndex::from_text(t);
+            let at = |byte| index.position(byte, Encoding::Utf16);
+            Change {
+                range: Some((at(a), at(b))),
+                text: new.into(),
+            }
+        };
+        let mut doc = Document::new(text.clone(), 1);
+        let valid = doc.snapshot().text;
+        // A space at the start of a `type:` line breaks `inputs`; then a word in that input's
+        // `doc`, a change near the top and one at the end.
+        let line = text.find("  in_200:\n").unwrap() + "  in_200:\n".len();
+        let word = text.find("input 200").unwrap() + 5;
+        let top = text.find("1.2").unwrap();
+        let end = text.len() - 1;
+        let edits = [
+            (line, line, " "),
+            (word + 1, word + 1, "xy"),
+            (top, top + 1, "9"),
+            (end, end, "o"),
+        ];
+        for (version, (a, b, new)) in (2..).zip(edits) {
+            doc.apply_changes(&[change(&text, a, b, new)], version, Encoding::Utf16)
+                .unwrap();
+            text.replace_range(a..b, new);
+            assert_eq!(doc.text(), text);
+            assert!(doc.snapshot().broken(), "version {version}");
+            let fresh = Snapshot::parse(&text, version);
+            assert!(
+                tree_nodes(doc.tree()) == tree_nodes(&fresh.tree),
+                "version {version}"
+            );
+            assert_eq!(Arc::strong_count(&valid), 1, "version {version}");
+        }
+        // Opened broken: the good tree is `T'`'s, and `good_at` says where the text differs
+        // from `T'` (the blanked value), with `T'`'s bytes there.
+        let mut doc = Document::new(text.clone(), 1);
+        let spans = doc.good_at.as_ref().expect("opened broken").spans.clone();
+        let valid = doc.snapshot().settled.expect("settled").valid.clone();
+        assert!(!spans.is_empty());
+        for s in &spans {
+            assert_eq!(*s.old, valid.as_bytes()[s.old_start..s.old_end]);
+            assert_ne!(*s.old, text.as_bytes()[s.start..s.new_end]);
+        }
+        for (version, at) in (2..).zip([word + 3, 5]) {
+            doc.apply_changes(&[change(&text, at, at, "q")], version, Encoding::Utf16)
+                .unwrap();
+            text.insert(at, 'q');
+            let fresh = Snapshot::parse(&text, version);
+            assert!(
+                tree_nodes(doc.tree()) == tree_nodes(&fresh.tree),
+                "version {version}"
+            );
+        }
+        assert_eq!(Arc::strong_count(&valid), 1);
+    }
+
     /// `Differs::then` over random edits of a text that starts as the good text: after each,
     /// the texts agree outside the spans, the spans are in order, and each span's position
     /// in the good text is where its text is (checked by the bytes around it); the spans a
@@ -851,11 +1029,13 @@ mod tests {
                     new_end_position: tree_sitter::Point::new(0, 0),
                 };
                 let len = text.len();
+                let removed: Box<[u8]> = text.as_bytes()[a..b].into();
                 text.replace_range(a..b, insert);
                 d = Some(match d {
-                    None => Differs::of(&edit),
+                    None => Differs::of(&edit, good.as_bytes()),
                     Some(d) => d
-                        .then(&edit)
+                        .then(&edit, &removed)
+                        .map(|d| d.merged(text.as_bytes()))
                         .filter(|d| d.fits(text.len(), good.len()))
                         .unwrap_or_else(|| panic!("round {round} step {step}: {a}..{b} of {len}")),
                 });
@@ -871,6 +1051,11 @@ mod tests {
                     assert_eq!(
                         t[i..s.start],
                         g[j..s.old_start],
+                        "round {round} step {step}"
+                    );
+                    assert_eq!(
+                        *s.old,
+                        g[s.old_start..s.old_end],
                         "round {round} step {step}"
                     );
                     (i, j) = (s.new_end, s.old_end);

@@ -872,41 +872,48 @@ mod tests {
     use super::super::tree_nodes;
     use super::*;
 
+    /// A tool with `n` inputs `in_0`... (each a string with a `doc`).
+    fn tool_with_inputs(n: usize) -> String {
+        let mut text = String::from("cwlVersion: v1.2\nclass: CommandLineTool\ninputs:\n");
+        for i in 0..n {
+            text.push_str(&format!(
+                "  in_{i}:\n    type: string\n    doc: input {i}\n"
+            ));
+        }
+        text.push_str("outputs: {}\nbaseCommand: echo\n");
+        text
+    }
+
+    /// Bytes `a..b` of `t` replaced by `new`, as a change.
+    fn replaced(t: &str, a: usize, b: usize, new: &str) -> Change {
+        let index = LineIndex::from_text(t);
+        let at = |byte| index.position(byte, Encoding::Utf16);
+        Change {
+            range: Some((at(a), at(b))),
+            text: new.into(),
+        }
+    }
+
     /// While an input stays broken, one notification with two changes far apart (the top of
     /// the file and its end) keeps three spans where the text differs from the last
     /// error-free one, not one from the first change to the last; the tree is a fresh
     /// parse's, and the next keystroke's too.
     #[test]
     fn changes_far_apart_in_one_notification_keep_their_spans() {
-        let mut text = String::from("cwlVersion: v1.2\nclass: CommandLineTool\ninputs:\n");
-        for i in 0..600 {
-            text.push_str(&format!(
-                "  in_{i}:\n    type: string\n    doc: input {i}\n"
-            ));
-        }
-        text.push_str("outputs: {}\nbaseCommand: echo\n");
+        let mut text = tool_with_inputs(600);
         let mut doc = Document::new(text.clone(), 1);
-        // Bytes `a..b` of `t` replaced by `new`, as a change.
-        let change = |t: &str, a: usize, b: usize, new: &str| {
-            let index = LineIndex::from_text(t);
-            let at = |byte| index.position(byte, Encoding::Utf16);
-            Change {
-                range: Some((at(a), at(b))),
-                text: new.into(),
-            }
-        };
         // A space at the start of a `type:` line in the middle breaks the YAML in `inputs`.
         let line = text.find("  in_300:\n").unwrap() + "  in_300:\n".len();
-        doc.apply_changes(&[change(&text, line, line, " ")], 2, Encoding::Utf16)
+        doc.apply_changes(&[replaced(&text, line, line, " ")], 2, Encoding::Utf16)
             .unwrap();
         text.insert(line, ' ');
         assert!(doc.snapshot().broken());
         // Two changes: `v1.2` -> `v1.x` at the top, `echo` -> `echoo` at the end.
         let top = text.find("1.2").unwrap() + 2;
-        let changes = [change(&text, top, top + 1, "x")];
+        let changes = [replaced(&text, top, top + 1, "x")];
         text.replace_range(top..top + 1, "x");
         let end = text.rfind("echo").unwrap() + 4;
-        let changes = [changes[0].clone(), change(&text, end, end, "o")];
+        let changes = [changes[0].clone(), replaced(&text, end, end, "o")];
         text.insert(end, 'o');
         doc.apply_changes(&changes, 3, Encoding::Utf16).unwrap();
         assert_eq!(doc.text(), text);
@@ -916,7 +923,7 @@ mod tests {
         assert!(spans.iter().all(|s| s.new_end - s.start <= 2), "{spans:?}");
         // The next keystroke, in the middle of the file.
         let mid = text.find("input 100").unwrap() + 5;
-        doc.apply_changes(&[change(&text, mid, mid, "z")], 4, Encoding::Utf16)
+        doc.apply_changes(&[replaced(&text, mid, mid, "z")], 4, Encoding::Utf16)
             .unwrap();
         text.insert(mid, 'z');
         assert!(tree_nodes(doc.tree()) == tree_nodes(&Snapshot::parse(&text, 4).tree));
@@ -929,22 +936,7 @@ mod tests {
     /// whose good tree is `T'`'s.
     #[test]
     fn a_broken_text_keeps_no_copy_of_the_last_error_free_one() {
-        let mut text = String::from("cwlVersion: v1.2\nclass: CommandLineTool\ninputs:\n");
-        for i in 0..400 {
-            text.push_str(&format!(
-                "  in_{i}:\n    type: string\n    doc: input {i}\n"
-            ));
-        }
-        text.push_str("outputs: {}\nbaseCommand: echo\n");
-        // Bytes `a..b` of `t` replaced by `new`, as a change.
-        let change = |t: &str, a: usize, b: usize, new: &str| {
-            let index = LineIndex::from_text(t);
-            let at = |byte| index.position(byte, Encoding::Utf16);
-            Change {
-                range: Some((at(a), at(b))),
-                text: new.into(),
-            }
-        };
+        let mut text = tool_with_inputs(400);
         let mut doc = Document::new(text.clone(), 1);
         let valid = doc.snapshot().text;
         // A space at the start of a `type:` line breaks `inputs`; then a word in that input's
@@ -960,7 +952,7 @@ mod tests {
             (end, end, "o"),
         ];
         for (version, (a, b, new)) in (2..).zip(edits) {
-            doc.apply_changes(&[change(&text, a, b, new)], version, Encoding::Utf16)
+            doc.apply_changes(&[replaced(&text, a, b, new)], version, Encoding::Utf16)
                 .unwrap();
             text.replace_range(a..b, new);
             assert_eq!(doc.text(), text);
@@ -983,7 +975,7 @@ mod tests {
             assert_ne!(*s.old, text.as_bytes()[s.start..s.new_end]);
         }
         for (version, at) in (2..).zip([word + 3, 5]) {
-            doc.apply_changes(&[change(&text, at, at, "q")], version, Encoding::Utf16)
+            doc.apply_changes(&[replaced(&text, at, at, "q")], version, Encoding::Utf16)
                 .unwrap();
             text.insert(at, 'q');
             let fresh = Snapshot::parse(&text, version);

@@ -484,14 +484,21 @@ impl Document {
     /// [`Document::good_at`], what made that version's text of it; else, while `good`'s text
     /// is held, the difference of the two texts (a scan of the whole text). `None`: not
     /// known (`good`'s text is no longer held, and the edits do not say it).
-    fn differs(&self, good: &Good, made: Option<&Made>) -> Option<Option<Differs>> {
+    /// `good_at` is [`Document::good_at`], taken (the next one replaces it): its spans, with
+    /// their bytes, are not copied on every keystroke.
+    fn differs(
+        &self,
+        good: &Good,
+        good_at: Option<Differs>,
+        made: Option<&Made>,
+    ) -> Option<Option<Differs>> {
         let text = &self.text;
         let known = made.and_then(|made| {
             // The version before is `good`'s text (no span), or `good_at` says where they
             // differ.
             let before = match &good.text {
                 Some(t) if made.base == text_id(t) => Differs::default(),
-                _ => self.good_at.clone().filter(|at| at.text == made.base)?,
+                _ => good_at.filter(|at| at.text == made.base)?,
             };
             let d = (made.each.iter())
                 .try_fold(before, |d, (edit, removed)| d.then(edit, removed))?
@@ -568,8 +575,10 @@ impl Document {
         let text = self.text.clone();
         let mut good = self.good.take();
         // Where the text differs from the last error-free one.
-        let known = good.as_ref().map(|g| self.differs(g, made.as_ref()));
-        self.good_at = None;
+        let good_at = self.good_at.take();
+        let known = good
+            .as_ref()
+            .map(|g| self.differs(g, good_at, made.as_ref()));
         let differs = match known {
             None => None,
             Some(Some(differs)) => differs,

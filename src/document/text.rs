@@ -283,7 +283,7 @@ impl Document {
         let (good, good_at) = match &settled {
             Some(s) => {
                 let (good, at) = Good::of_settled(&tree, s, &text);
-                (Some(good), Some(at))
+                (Some(good), at)
             }
             None => (None, None),
         };
@@ -395,7 +395,7 @@ impl Document {
                     (self.tree, self.settled) = parse_defined(&text);
                     if let Some(s) = &self.settled {
                         let (good, at) = Good::of_settled(&self.tree, s, &text);
-                        (self.good, self.good_at) = (Some(good), Some(at));
+                        (self.good, self.good_at) = (Some(good), at);
                     }
                     self.lone_cr = has_lone_cr(&text);
                     edited = Some(text);
@@ -502,7 +502,7 @@ impl Document {
             };
             let d = (made.each.iter())
                 .try_fold(before, |d, (edit, removed)| d.then(edit, removed))?
-                .merged(text.as_bytes());
+                .merged(text.as_bytes())?;
             d.fits(text.len(), good.len).then_some(d)
         });
         match known {
@@ -593,7 +593,7 @@ impl Document {
                 (self.tree, self.settled) = parse_defined(&text);
                 if let Some(s) = &self.settled {
                     let (good, at) = Good::of_settled(&self.tree, s, &text);
-                    (self.good, self.good_at) = (Some(good), Some(at));
+                    (self.good, self.good_at) = (Some(good), at);
                 }
                 return;
             }
@@ -631,7 +631,7 @@ impl Document {
                 }
                 None => {
                     let (g, at) = Good::of_settled(&tree, &settled, &text);
-                    (self.good, self.good_at) = (Some(g), Some(at));
+                    (self.good, self.good_at) = (Some(g), at);
                 }
             }
             self.tree = tree;
@@ -689,7 +689,9 @@ struct Good {
 impl Good {
     /// The tree of `T'` of a settled text `text` (`tree`, `settled`) as the good tree, and
     /// where `text` differs from `T'`: its blanked values (`T'`'s bytes there are spaces).
-    fn of_settled(tree: &Tree, settled: &Settled, text: &Arc<str>) -> (Good, Differs) {
+    /// (`None` for the second when the blanks are not in order in `text`: the next keystroke
+    /// then parses afresh.)
+    fn of_settled(tree: &Tree, settled: &Settled, text: &Arc<str>) -> (Good, Option<Differs>) {
         let valid = settled.valid.as_bytes();
         let spans = (settled.blanks.iter())
             .map(|b| Span {
@@ -818,20 +820,22 @@ impl Differs {
 
     /// The spans joined until at most [`MAX_SPANS`] are left, the two closest first (the
     /// text between them, `text`'s, is the good text's there).
-    fn merged(mut self, text: &[u8]) -> Differs {
+    /// `None` when the spans are not in order inside `text` (the caller then parses afresh).
+    fn merged(mut self, text: &[u8]) -> Option<Differs> {
         let spans = &mut self.spans;
         while spans.len() > MAX_SPANS {
-            let i = (0..spans.len() - 1)
-                .min_by_key(|&i| spans[i + 1].start - spans[i].new_end)
-                .expect("more than one span");
+            let gap = |i: usize| spans[i + 1].start.checked_sub(spans[i].new_end);
+            let i = (0..spans.len() - 1).try_fold(0, |best, i| {
+                Some(if gap(i)? < gap(best)? { i } else { best })
+            })?;
             let next = spans.remove(i + 1);
             let s = &mut spans[i];
             let mut old = std::mem::take(&mut s.old).into_vec();
-            old.extend_from_slice(&text[s.new_end..next.start]);
+            old.extend_from_slice(text.get(s.new_end..next.start)?);
             old.extend_from_slice(&next.old);
             (s.new_end, s.old_end, s.old) = (next.new_end, next.old_end, old.into());
         }
-        self
+        Some(self)
     }
 
     /// Whether the spans lie in order inside a text of `len` bytes and a good text of
@@ -1036,7 +1040,7 @@ mod tests {
                     None => Differs::of(&edit, good.as_bytes()),
                     Some(d) => d
                         .then(&edit, &removed)
-                        .map(|d| d.merged(text.as_bytes()))
+                        .and_then(|d| d.merged(text.as_bytes()))
                         .filter(|d| d.fits(text.len(), good.len()))
                         .unwrap_or_else(|| panic!("round {round} step {step}: {a}..{b} of {len}")),
                 });

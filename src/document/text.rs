@@ -32,7 +32,11 @@ impl Snapshot {
     /// Parses `text` from scratch (kept for a document opened with the same text while
     /// [`keeping_parses`] runs).
     pub fn parse(text: &str, version: i32) -> Snapshot {
-        let text: Arc<str> = Arc::from(text);
+        Snapshot::parse_shared(Arc::from(text), version)
+    }
+
+    /// [`Snapshot::parse`] of a text already shared (no copy is made).
+    pub fn parse_shared(text: Arc<str>, version: i32) -> Snapshot {
         let keeping = KEEPING.with(|k| k.get());
         // Dropped after the parse is kept (or on a panic): a document opened meanwhile with
         // this text waits for it ([`Document::new`]).
@@ -217,7 +221,7 @@ fn parsing_now(text: &str) -> bool {
 /// most [`WAIT_FOR_PARSE`]) and taken: an editor that opens a large file while the index
 /// parses it got a second tree of it otherwise (36 MB at 50,000 lines, and a second parse).
 /// `None` at once when that text is not being parsed.
-fn wait_for_parse(text: &str) -> Option<Defined> {
+fn wait_for_parse(text: &str) -> Option<(Arc<str>, Defined)> {
     let mut parsing = PARSING.lock().unwrap_or_else(|p| p.into_inner());
     if !being_parsed(&parsing, text) {
         return None;
@@ -234,11 +238,13 @@ fn wait_for_parse(text: &str) -> Option<Defined> {
     take_kept(text)
 }
 
-/// The kept parse of exactly `text`, taken out (a document owns and edits its tree).
-fn take_kept(text: &str) -> Option<Defined> {
+/// The kept parse of exactly `text`, taken out (a document owns and edits its tree), with
+/// the parsed text's own `Arc` (a model the index built of it holds that one).
+fn take_kept(text: &str) -> Option<(Arc<str>, Defined)> {
     let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
     let i = kept.iter().position(|(t, _, _)| **t == *text)?;
-    Some(kept.remove(i).1)
+    let (text, parse, _) = kept.remove(i);
+    Some((text, parse))
 }
 
 /// The mutable state of one open document. Edits are applied in order, then one incremental
@@ -276,10 +282,15 @@ pub struct Document {
 
 impl Document {
     pub fn new(text: String, version: i32) -> Document {
-        let (tree, settled) = take_kept(&text)
-            .or_else(|| wait_for_parse(&text))
-            .unwrap_or_else(|| parse_defined(&text));
-        let text: Arc<str> = Arc::from(text);
+        // A parse the index made is taken with its text: the two are equal, and the model the
+        // index builds of them (`model::shared`) then holds this document's very text.
+        let (text, (tree, settled)) = match take_kept(&text).or_else(|| wait_for_parse(&text)) {
+            Some(kept) => kept,
+            None => {
+                let parse = parse_defined(&text);
+                (Arc::from(text), parse)
+            }
+        };
         let (good, good_at) = match &settled {
             Some(s) => {
                 let (good, at) = Good::of_settled(&tree, s, &text);
@@ -1128,6 +1139,8 @@ mod tests {
             "the same tree"
         );
         assert!(take_kept(&text).is_none(), "taken by the document");
+        // With the index's text: a model the index built of it holds this very text.
+        assert!(Arc::ptr_eq(&doc.snapshot().text, &indexed.text), "one text");
         // The document edits its own copy; the snapshot's tree is unchanged.
         let change = Change {
             range: Some((Position::new(0, 0), Position::new(0, 3))),
@@ -1167,6 +1180,7 @@ mod tests {
             first(&indexed.tree),
             "the index's tree, not a second parse"
         );
+        assert!(Arc::ptr_eq(&doc.snapshot().text, &indexed.text), "one text");
         assert!(!parsing_now(&text));
         assert!(take_kept(&text).is_none(), "taken by the document");
     }

@@ -3,6 +3,7 @@
 //! navigation need — its diagnosed Tool names with their lines, its served Tools (name, title,
 //! key, line), its references, and a version stamp. No trees are kept.
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::cwl::refs::Reference;
@@ -158,13 +159,13 @@ impl IndexEntry {
 /// Reads and analyses one file for the index: `analyse` builds its model from the text (the
 /// caller supplies settings and read boundary). `None`: not a readable UTF-8 file within the
 /// size limit.
-pub fn index_file(path: &Path, analyse: impl FnOnce(&str) -> Model) -> Option<IndexEntry> {
+pub fn index_file(path: &Path, analyse: impl FnOnce(Arc<str>) -> Arc<Model>) -> Option<IndexEntry> {
     let stamp = Stamp::of_file(path)?;
     if matches!(stamp, Stamp::Disk(len, _) if len > MAX_FILE_BYTES) {
         return None;
     }
     let text = std::fs::read_to_string(path).ok()?;
-    let model = analyse(&text);
+    let model = analyse(Arc::from(text));
     Some(IndexEntry::of_model(&model, stamp))
 }
 

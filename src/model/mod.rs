@@ -34,6 +34,7 @@ pub mod linked;
 pub mod links;
 #[cfg(test)]
 mod links_tests;
+pub mod shared;
 mod split;
 pub mod tools;
 pub mod workspace;
@@ -130,6 +131,7 @@ impl Model {
     pub fn new(snapshot: Snapshot, settings: Settings, context: DocumentContext) -> Model {
         #[cfg(debug_assertions)]
         analysis::test_panic_hook(&snapshot.text);
+        shared::count(snapshot.text.len());
         let yaml = Arc::new(YamlDoc::build(&snapshot));
         let parsed = Parsed::new(yaml, |yaml| CwlView::new(yaml));
         let count = parsed.borrow_dependent().processes.len();

@@ -14,11 +14,12 @@ use super::guard::lock;
 use super::session::Session;
 use super::state::{Indexed, State};
 use crate::base::DocumentContext;
+use crate::document::Snapshot;
 use crate::document::text::{
     KEEP_SMALL_FOR, keeping_parses, release_parses, release_parses_kept_before,
 };
-use crate::model::Model;
 use crate::model::index::{self, IndexEntry};
+use crate::model::{Model, shared};
 
 /// Files analysed between two progress reports (and two checks for a newer build).
 const CHUNK: usize = 64;
@@ -67,8 +68,16 @@ pub fn index_path(session: &Arc<Mutex<Session>>, path: &Path) -> Option<Indexed>
     };
     let large = std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_FILE);
     let one_at_a_time = large.then(|| lock(&LARGE));
+    // A large file's analysis is shared with a document opened with the same text meanwhile
+    // (or before: its model is taken as it is).
     let entry = index::index_file(path, |text| {
-        Model::of_text(text, settings.clone(), context.clone())
+        shared::analysed(&text, &settings, &context, || {
+            Model::new(
+                Snapshot::parse_shared(text.clone(), 0),
+                settings.clone(),
+                context.clone(),
+            )
+        })
     });
     if large {
         give_back_freed_memory();

@@ -18,8 +18,8 @@ use super::session::Session;
 use super::state::{Cached, Job, State};
 use crate::base::Diagnostic as PlainDiagnostic;
 use crate::document::{Encoding, LineIndex, Warming};
-use crate::model::Model;
 use crate::model::workspace;
+use crate::model::{Model, shared};
 
 /// One model, built by whoever asks first, with the document's settings and their error.
 pub struct Analysed {
@@ -83,12 +83,23 @@ pub async fn analyse(
     let inline = runs_inline(job.snapshot.text.len(), job.edited, job.slow);
     let uri = job.uri.clone();
     // The model and how long its build took (`None`: built by another caller).
+    // A document's first analysis of a large text is shared with the index's of the same
+    // text (`model::shared`): at start-up the index reads the files the editor opens.
+    let share = !inline && !job.edited;
     let build = move || {
         let mut took = None;
         let model = cell
             .get_or_init(|| {
                 let started = std::time::Instant::now();
-                let model = Arc::new(Model::new(job.snapshot, settings, job.context));
+                let model = if share {
+                    let text = job.snapshot.text.clone();
+                    let context = job.context.clone();
+                    shared::analysed(&text, &settings, &context, || {
+                        Model::new(job.snapshot, settings.clone(), job.context)
+                    })
+                } else {
+                    Arc::new(Model::new(job.snapshot, settings, job.context))
+                };
                 took = Some(started.elapsed());
                 model
             })

@@ -156,6 +156,7 @@ fn imports(doc: &YamlDoc, node: &Node, depth: usize, out: &mut Vec<Reference>) {
         return;
     }
     let node = match node.kind {
+        Kind::Deferred(_) if !may_import(doc, node) => return,
         Kind::Deferred(_) => doc.deref(node),
         _ => node,
     };
@@ -190,6 +191,20 @@ fn imports(doc: &YamlDoc, node: &Node, depth: usize, out: &mut Vec<Reference>) {
     }
 }
 
+/// Whether the deferred subtree `node` stands for may hold an `$import` or `$include` key:
+/// its text names one, or has an escape (a double-quoted key can spell one with escapes).
+/// A deferred subtree holds no alias, so nothing else brings a key into it. Reading one builds
+/// it in place (5.4 MB for the `inputs` of a 50,000-line tool, kept in its model): the index
+/// asks every file for its references.
+fn may_import(doc: &YamlDoc, node: &Node) -> bool {
+    let Some(text) = doc.text().and_then(|t| t.get(node.span.clone())) else {
+        return true;
+    };
+    memchr::memmem::find(text.as_bytes(), b"$import").is_some()
+        || memchr::memmem::find(text.as_bytes(), b"$include").is_some()
+        || memchr::memchr(b'\\', text.as_bytes()).is_some()
+}
+
 /// The reference whose value contains byte `offset`.
 pub fn reference_at(refs: &[Reference], offset: usize) -> Option<&Reference> {
     refs.iter()
@@ -222,5 +237,55 @@ mod tests {
         assert_eq!(refs[0].parts(), (Some("tools/a.cwl"), None));
         assert!(refs[4].is_remote());
         assert_eq!(steps(&doc, &view).len(), 4);
+    }
+
+    /// A tool whose `inputs` is large enough to be deferred, with `extra` in input 150.
+    fn large_tool(extra: &str) -> String {
+        let mut t = String::from("class: CommandLineTool\ninputs:\n");
+        for i in 0..500 {
+            t.push_str(&format!(
+                "  in_{i}:\n    type: string\n    doc: Input {i}.\n"
+            ));
+            if i == 150 {
+                t.push_str(extra);
+            }
+        }
+        t + "outputs: []\n"
+    }
+
+    /// The references of `text`, and whether reading them built a deferred subtree; checked
+    /// against a build with nothing deferred.
+    fn references_of(text: &str) -> (Vec<(RefKind, String, String)>, bool) {
+        let listed = |doc: &YamlDoc| {
+            let view = CwlView::new(doc);
+            references(doc, &view)
+                .into_iter()
+                .map(|r| (r.kind, r.target, text[r.span].to_string()))
+                .collect::<Vec<_>>()
+        };
+        let doc = YamlDoc::parse(text);
+        assert!(!doc.deferred.is_empty(), "`inputs` is deferred");
+        let got = listed(&doc);
+        let built = doc.deferred.iter().any(|p| p.is_built());
+        let whole = crate::document::yaml::memo::unmemoized(|| YamlDoc::parse(text));
+        assert!(whole.deferred.is_empty());
+        assert_eq!(got, listed(&whole), "{text}");
+        (got, built)
+    }
+
+    /// A deferred section is read for `$import` and `$include` only when its text may hold
+    /// one: building it kept a copy of the whole section in the model.
+    #[test]
+    fn a_deferred_section_is_read_only_when_it_may_import() {
+        assert_eq!(references_of(&large_tool("")), (vec![], false));
+        let (got, built) = references_of(&large_tool("    default: {$import: d.yml}\n"));
+        assert_eq!(got, vec![(RefKind::Import, "d.yml".into(), "d.yml".into())]);
+        assert!(built);
+        // An escaped key spells `$include` without the word in the text.
+        let (got, built) = references_of(&large_tool(
+            "    inputBinding:\n      valueFrom: {\"\\x24include\": s.sh}\n",
+        ));
+        assert_eq!(got, vec![(RefKind::Include, "s.sh".into(), "s.sh".into())]);
+        assert!(built);
     }
 }

@@ -561,6 +561,12 @@ impl DeferredPart {
         &self.memo
     }
 
+    /// Whether the subtree was built ([`DeferredPart::node`]).
+    #[cfg(test)]
+    pub(crate) fn is_built(&self) -> bool {
+        self.built.get().is_some()
+    }
+
     /// The subtree with its spans in document offsets, built on first read (a section's
     /// entries stay deferred: each is built when read).
     pub(super) fn node(&self) -> &Node {

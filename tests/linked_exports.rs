@@ -121,20 +121,17 @@ fn linked(diags: &Value) -> Vec<Value> {
 async fn the_editor_shows_the_same_error_and_clears_it_when_the_file_is_fixed() {
     let root = folder("lsp");
     let mut client = LspClient::in_process();
-    let res = client
-        .initialize_params(json!({
-            "processId": null,
-            "rootUri": uri(&root),
-            "workspaceFolders": [{"uri": uri(&root), "name": "w"}],
-            "capabilities": {
+    client
+        .initialize_folder(
+            &root,
+            json!({
                 "textDocument": {"publishDiagnostics": {"relatedInformation": true}},
                 "window": {"workDoneProgress": true},
                 "workspace": {"workspaceFolders": true,
                               "didChangeWatchedFiles": {"dynamicRegistration": true}},
-            },
-        }))
+            }),
+        )
         .await;
-    assert!(res.get("error").is_none(), "{res}");
     client
         .next_notification("$/progress", WAIT, |p| p["value"]["kind"] == "end")
         .await

@@ -40,19 +40,16 @@ async fn a_file_opened_while_the_index_reads_it_is_analysed_once() {
     let before = shared::built();
 
     let mut client = LspClient::in_process();
-    let res = client
-        .initialize_params(json!({
-            "processId": null,
-            "rootUri": uri(&root),
-            "workspaceFolders": [{"uri": uri(&root), "name": "w"}],
-            "capabilities": {
+    client
+        .initialize_folder(
+            &root,
+            json!({
                 "textDocument": {"publishDiagnostics": {"versionSupport": true}},
                 "window": {"workDoneProgress": true},
                 "workspace": {"workspaceFolders": true},
-            },
-        }))
+            }),
+        )
         .await;
-    assert!(res.get("error").is_none(), "{res}");
     // The editor restores its tab at once, as the index starts reading the folder.
     let file_uri = uri(&file);
     client.open(&file_uri, &text).await;

@@ -50,12 +50,10 @@ async fn start(root: &Path, pull: bool) -> LspClient {
     if pull {
         text_document["diagnostic"] = json!({"dynamicRegistration": false});
     }
-    let res = client
-        .initialize_params(json!({
-            "processId": null,
-            "rootUri": uri(root),
-            "workspaceFolders": [{"uri": uri(root), "name": "w"}],
-            "capabilities": {
+    client
+        .initialize_folder(
+            root,
+            json!({
                 "textDocument": text_document,
                 "window": {"workDoneProgress": true},
                 "workspace": {
@@ -63,10 +61,9 @@ async fn start(root: &Path, pull: bool) -> LspClient {
                     "didChangeWatchedFiles": {"dynamicRegistration": true},
                     "diagnostics": {"refreshSupport": true},
                 },
-            },
-        }))
+            }),
+        )
         .await;
-    assert!(res.get("error").is_none(), "{res}");
     client
 }
 

@@ -220,6 +220,21 @@ impl LspClient {
         res
     }
 
+    /// `initialize` (one workspace folder, `root`, also the root URI; the given client
+    /// capabilities) and `initialized`; fails the test on an error answer.
+    pub async fn initialize_folder(&mut self, root: &std::path::Path, capabilities: Value) {
+        let folder = super::uri(root);
+        let res = self
+            .initialize_params(json!({
+                "processId": null,
+                "rootUri": folder,
+                "workspaceFolders": [{"uri": folder, "name": "w"}],
+                "capabilities": capabilities,
+            }))
+            .await;
+        assert!(res.get("error").is_none(), "{res}");
+    }
+
     /// The next notification of any method (queued ones first), within `wait`.
     pub async fn next_any_notification(&mut self, wait: Duration) -> Option<Value> {
         if let Some(msg) = self.notifications.pop_front() {

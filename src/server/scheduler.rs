@@ -82,10 +82,10 @@ pub async fn analyse(
     let settings = cached.settings.clone();
     let inline = runs_inline(job.snapshot.text.len(), job.edited, job.slow);
     let uri = job.uri.clone();
-    // The model and how long its build took (`None`: built by another caller).
     // A document's first analysis of a large text is shared with the index's of the same
     // text (`model::shared`): at start-up the index reads the files the editor opens.
     let share = !inline && !job.edited;
+    // The model and how long its build took (`None`: built by another caller).
     let build = move || {
         let mut took = None;
         let model = cell

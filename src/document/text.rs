@@ -115,7 +115,7 @@ thread_local! {
 
 /// Texts at least this large have their parses kept only while the index's build runs (a
 /// 50,000-line tool's tree is about 36 MB)...
-const KEEP_MIN_BYTES: usize = 256 * 1024;
+pub const KEEP_MIN_BYTES: usize = 256 * 1024;
 /// ...and at most this many of them.
 const KEEP_LARGE: usize = 2;
 /// The parses of smaller texts outlive the build, for [`KEEP_SMALL_FOR`] (an editor opens the

@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 use super::Model;
 use crate::base::{DocumentContext, Settings};
 
-/// Texts at least this large share their analyses (as large as the index's parses kept for
-/// documents opened meanwhile, `document::text`).
-pub const SHARED_MIN_BYTES: usize = 256 * 1024;
+/// Texts at least this large share their analyses: those whose parses the index keeps for a
+/// document opened meanwhile (the document takes the parse, then the analysis).
+pub const SHARED_MIN_BYTES: usize = crate::document::text::KEEP_MIN_BYTES;
 
 /// How long an analysis waits at most for the same one under way elsewhere (a 50,000-line
 /// tool's analysis takes about 0.2 s here; a stalled one must not hold the other).
@@ -29,8 +29,10 @@ const WAIT: Duration = Duration::from_secs(5);
 enum Slot {
     /// Under way, from this text.
     Building(Arc<str>),
-    /// Done: the model, while someone holds it.
-    Built(Weak<Model>),
+    /// Done: the model, while someone holds it, and its text's length (compared before the
+    /// model is upgraded: a model whose last holder lets go meanwhile is not freed under the
+    /// lock for a text it cannot match).
+    Built(usize, Weak<Model>),
 }
 
 struct Analysis {
@@ -90,7 +92,7 @@ fn find(
         }
         match &a.slot {
             Slot::Building(t) if Arc::ptr_eq(t, text) || **t == **text => return Found::UnderWay,
-            Slot::Built(model) => {
+            Slot::Built(len, model) if *len == text.len() => {
                 if let Some(m) = model.upgrade() {
                     let t = &m.snapshot.text;
                     if Arc::ptr_eq(t, text) || **t == **text {
@@ -98,7 +100,7 @@ fn find(
                     }
                 }
             }
-            Slot::Building(_) => {}
+            Slot::Building(_) | Slot::Built(..) => {}
         }
     }
     Found::Nothing
@@ -111,7 +113,7 @@ impl Drop for UnderWay {
     fn drop(&mut self) {
         let mut a = analyses();
         a.all
-            .retain(|x| x.id != self.0 || matches!(x.slot, Slot::Built(_)));
+            .retain(|x| x.id != self.0 || matches!(x.slot, Slot::Built(..)));
         drop(a);
         ENDED.notify_all();
     }
@@ -133,7 +135,7 @@ pub fn analysed(
     let mut a = analyses();
     let id = loop {
         a.all
-            .retain(|x| !matches!(&x.slot, Slot::Built(m) if m.strong_count() == 0));
+            .retain(|x| !matches!(&x.slot, Slot::Built(_, m) if m.strong_count() == 0));
         match find(&a.all, text, settings, context) {
             Found::Model(m) => {
                 drop(a);
@@ -167,7 +169,7 @@ pub fn analysed(
     let under_way = UnderWay(id);
     let model = Arc::new(build());
     if let Some(x) = analyses().all.iter_mut().find(|x| x.id == id) {
-        x.slot = Slot::Built(Arc::downgrade(&model));
+        x.slot = Slot::Built(text.len(), Arc::downgrade(&model));
     }
     drop(under_way);
     model

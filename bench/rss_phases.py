@@ -40,6 +40,20 @@ def memory(pid):
     return fields["VmHWM"], fields["VmRSS"], fields["RssAnon"], fields["RssFile"]
 
 
+def resident_by_mapping(pid):
+    """Prints the resident MB of each mapped file, and of the anonymous mappings, largest first."""
+    by, name = {}, None
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and not head[0].endswith(":"):
+            name = head[5] if len(head) > 5 else "[anonymous]"
+        elif head and head[0] == "Rss:":
+            by[name] = by.get(name, 0) + int(head[1]) / 1024
+    for name, mb in sorted(by.items(), key=lambda kv: -kv[1]):
+        if mb >= 0.05:
+            print(f"  {mb:6.1f} MB  {name}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("file", type=Path,
@@ -50,6 +64,9 @@ def main():
                     help="the edit sites, in order (default: all of the harness's)")
     ap.add_argument("--wait", type=float, default=0.3,
                     help="seconds between `initialized` and `didOpen` (the harness's: 0.3)")
+    ap.add_argument("--smaps", action="store_true",
+                    help="at the end, the resident pages of each mapped file and of the "
+                         "anonymous mappings (/proc/PID/smaps)")
     args = ap.parse_args()
     path = args.file.resolve()
     # The harness copies each generated tool into a folder of its own (`alone_*`) and keeps
@@ -104,6 +121,8 @@ def main():
                 c.drain(0.005)
             c.drain(0.05)
             phase(site)
+        if args.smaps:
+            resident_by_mapping(pid)
     finally:
         c.close()
     peak = max(rows, key=lambda r: r[1])

@@ -42,11 +42,17 @@ impl Snapshot {
         // this text waits for it ([`Document::new`]).
         let _parsing = keeping.then(|| Parsing::start(&text));
         let (tree, settled) = parse_defined(&text);
+        let lines = LineIndex::from_text(&text);
         if keeping {
-            keep(&text, (tree.clone(), settled.clone()));
+            keep(Kept {
+                text: text.clone(),
+                parse: (tree.clone(), settled.clone()),
+                lines: lines.clone(),
+                at: std::time::Instant::now(),
+            });
         }
         Snapshot {
-            lines: LineIndex::from_text(&text),
+            lines,
             text,
             tree,
             version,
@@ -109,6 +115,8 @@ fn defined_tree(text: &str, tree: Tree, parser: &mut tree_sitter::Parser) -> Def
 
 #[cfg(test)]
 thread_local! {
+    /// How many documents this thread opened with a rope of their own (not a kept parse's).
+    pub(crate) static ROPES_BUILT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// How many changes of this thread kept their tree without a parse ([`keeps_tree`]).
     pub(crate) static KEPT_TREES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
@@ -124,8 +132,15 @@ const KEEP_LARGE: usize = 2;
 const KEEP_SMALL_BYTES: usize = 512 * 1024;
 pub const KEEP_SMALL_FOR: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// A parse [`keeping_parses`] kept: the text, its parse, and when it was kept.
-type Kept = (Arc<str>, Defined, std::time::Instant);
+/// A parse [`keeping_parses`] kept: the text, its parse, its rope (a document opened with
+/// the text shares it with the model the index built: one rope, 2.4 MB at 50,000 lines), and
+/// when it was kept.
+struct Kept {
+    text: Arc<str>,
+    parse: Defined,
+    lines: LineIndex,
+    at: std::time::Instant,
+}
 /// The parses [`keeping_parses`] kept, most recent first.
 static KEPT: std::sync::Mutex<Vec<Kept>> = std::sync::Mutex::new(Vec::new());
 
@@ -145,14 +160,14 @@ pub fn keeping_parses<R>(f: impl FnOnce() -> R) -> R {
     out
 }
 
-/// Keeps `parse` of `text`, dropping the oldest beyond [`KEEP_LARGE`] large texts and
+/// Keeps a parse, dropping the oldest beyond [`KEEP_LARGE`] large texts and
 /// [`KEEP_SMALL_BYTES`] of small ones.
-fn keep(text: &Arc<str>, parse: Defined) {
+fn keep(parse: Kept) {
     let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-    kept.retain(|(t, _, _)| **t != **text);
-    kept.insert(0, (text.clone(), parse, std::time::Instant::now()));
+    kept.retain(|k| *k.text != *parse.text);
+    kept.insert(0, parse);
     let (mut large, mut small) = (0, 0);
-    kept.retain(|(t, _, _)| {
+    kept.retain(|Kept { text: t, .. }| {
         if t.len() >= KEEP_MIN_BYTES {
             large += 1;
             large <= KEEP_LARGE
@@ -167,13 +182,13 @@ fn keep(text: &Arc<str>, parse: Defined) {
 /// small ones stay until [`release_parses_kept_before`].
 pub fn release_parses() {
     let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-    kept.retain(|(t, _, _)| t.len() < KEEP_MIN_BYTES);
+    kept.retain(|k| k.text.len() < KEEP_MIN_BYTES);
 }
 
 /// Drops every parse kept before `instant` (a build that ended then, [`KEEP_SMALL_FOR`] ago).
 pub fn release_parses_kept_before(instant: std::time::Instant) {
     let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-    kept.retain(|(_, _, at)| *at >= instant);
+    kept.retain(|k| k.at >= instant);
 }
 
 /// The texts that [`keeping_parses`] runs are parsing now.
@@ -221,7 +236,7 @@ fn parsing_now(text: &str) -> bool {
 /// most [`WAIT_FOR_PARSE`]) and taken: an editor that opens a large file while the index
 /// parses it got a second tree of it otherwise (36 MB at 50,000 lines, and a second parse).
 /// `None` at once when that text is not being parsed.
-fn wait_for_parse(text: &str) -> Option<(Arc<str>, Defined)> {
+fn wait_for_parse(text: &str) -> Option<Kept> {
     let mut parsing = PARSING.lock().unwrap_or_else(|p| p.into_inner());
     if !being_parsed(&parsing, text) {
         return None;
@@ -239,12 +254,11 @@ fn wait_for_parse(text: &str) -> Option<(Arc<str>, Defined)> {
 }
 
 /// The kept parse of exactly `text`, taken out (a document owns and edits its tree), with
-/// the parsed text's own `Arc` (a model the index built of it holds that one).
-fn take_kept(text: &str) -> Option<(Arc<str>, Defined)> {
+/// the parsed text's own `Arc` and rope (a model the index built of it holds those).
+fn take_kept(text: &str) -> Option<Kept> {
     let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-    let i = kept.iter().position(|(t, _, _)| **t == *text)?;
-    let (text, parse, _) = kept.remove(i);
-    Some((text, parse))
+    let i = kept.iter().position(|k| *k.text == *text)?;
+    Some(kept.remove(i))
 }
 
 /// The mutable state of one open document. Edits are applied in order, then one incremental
@@ -282,13 +296,18 @@ pub struct Document {
 
 impl Document {
     pub fn new(text: String, version: i32) -> Document {
-        // A parse the index made is taken with its text: the two are equal, and the model the
-        // index builds of them (`model::shared`) then holds this document's very text.
-        let (text, (tree, settled)) = match take_kept(&text).or_else(|| wait_for_parse(&text)) {
-            Some(kept) => kept,
+        // A parse the index made is taken with its text and rope: they are equal to this
+        // document's, and the model the index builds of them (`model::shared`) then holds this
+        // document's very text and rope.
+        let (text, (tree, settled), rope) = match take_kept(&text).or_else(|| wait_for_parse(&text))
+        {
+            Some(kept) => (kept.text, kept.parse, kept.lines.rope().clone()),
             None => {
                 let parse = parse_defined(&text);
-                (Arc::from(text), parse)
+                #[cfg(test)]
+                ROPES_BUILT.with(|n| n.set(n.get() + 1));
+                let rope = Rope::from_str(&text);
+                (Arc::from(text), parse, rope)
             }
         };
         let (good, good_at) = match &settled {
@@ -300,7 +319,7 @@ impl Document {
         };
         Document {
             settled,
-            rope: Rope::from_str(&text),
+            rope,
             lone_cr: has_lone_cr(&text),
             text,
             tree,
@@ -1129,11 +1148,21 @@ mod tests {
             .map(|i| format!("key_{i}_{}: [a, b]\n", std::process::id()))
             .collect();
         assert!(text.len() >= KEEP_MIN_BYTES);
-        // Not kept outside `keeping_parses`.
+        // Not kept outside `keeping_parses`: a document opened then builds its own rope.
         let _ = Snapshot::parse(&text, 0);
         assert!(take_kept(&text).is_none());
+        let ropes = ROPES_BUILT.with(|n| n.get());
+        drop(Document::new(text.clone(), 1));
+        assert_eq!(ROPES_BUILT.with(|n| n.get()), ropes + 1);
         let indexed = keeping_parses(|| Snapshot::parse(&text, 0));
+        let ropes = ROPES_BUILT.with(|n| n.get());
         let mut doc = Document::new(text.clone(), 1);
+        assert_eq!(
+            ROPES_BUILT.with(|n| n.get()),
+            ropes,
+            "the index's rope, not one of its own"
+        );
+        assert!(doc.snapshot().lines.rope() == indexed.lines.rope());
         assert!(
             tree_nodes(doc.tree()) == tree_nodes(&indexed.tree),
             "the same tree"
@@ -1170,8 +1199,11 @@ mod tests {
             assert!(!index.is_finished(), "the parse was not seen running");
             std::thread::yield_now();
         }
+        let ropes = ROPES_BUILT.with(|n| n.get());
         let doc = Document::new(text.clone(), 1);
+        assert_eq!(ROPES_BUILT.with(|n| n.get()), ropes, "the index's rope");
         let indexed = index.join().unwrap();
+        assert!(doc.snapshot().lines.rope() == indexed.lines.rope());
         // A node's id is its place in memory (the root's is in each `Tree`: a child's).
         let first = |tree: &Tree| tree.root_node().child(0).map(|n| n.id());
         assert!(first(doc.tree()).is_some());
@@ -1187,7 +1219,7 @@ mod tests {
 
     fn is_kept(text: &str) -> bool {
         let kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-        kept.iter().any(|(t, _, _)| **t == *text)
+        kept.iter().any(|k| *k.text == *text)
     }
 
     #[test]

@@ -54,7 +54,7 @@ fn tagged(
     anchor: &Option<String>,
     anchors: &mut HashMap<String, Node>,
 ) -> Node {
-    node.tag = tag.as_deref().map(Box::from);
+    node.tag = tag.clone().map(Box::new);
     if let Some(a) = anchor {
         anchors.insert(a.clone(), node.clone());
     }

@@ -185,7 +185,7 @@ impl<'t> TreeBuilder<'t> {
                 } else {
                     node.span = n.end_byte()..n.end_byte();
                 }
-                node.tag = tag.map(String::into_boxed_str);
+                node.tag = tag.map(Box::new);
                 if let Some(name) = anchor {
                     self.anchors.insert(name, node.clone());
                 }

@@ -53,7 +53,10 @@ pub struct Pair {
 pub struct Node {
     pub span: Span,
     pub kind: Kind,
-    pub tag: Option<Box<str>>,
+    /// Its tag as written (`!!str`, `!custom`). Boxed behind a thin pointer: tags are rare,
+    /// and every node of a 50,000-line tool's value tree (55,600 of them) is 8 bytes smaller
+    /// (issue 14).
+    pub tag: Option<Box<String>>,
 }
 
 impl Node {
@@ -219,3 +222,17 @@ impl Node {
 
 /// The deepest nesting the builders (and the error-region walk) descend into.
 pub(super) const MAX_DEPTH: usize = 512;
+
+#[cfg(test)]
+mod tests {
+    use super::{Node, Pair};
+
+    /// A 50,000-line tool's value trees hold about 55,600 nodes: their size is memory
+    /// (issue 14). A tag behind a thin pointer keeps a node at 56 bytes on 64-bit targets.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_node_is_56_bytes_and_a_pair_two_nodes() {
+        assert_eq!(std::mem::size_of::<Node>(), 56);
+        assert_eq!(std::mem::size_of::<Pair>(), 2 * 56);
+    }
+}

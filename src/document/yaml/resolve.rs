@@ -20,7 +20,7 @@ impl Node {
         let Kind::Scalar { text, style } = &self.kind else {
             return None;
         };
-        let tag = self.tag.as_deref().map(short_tag);
+        let tag = self.tag.as_deref().map(|t| short_tag(t));
         match tag {
             Some("str") => return Some(Resolved::Str(text)),
             Some("null") => return Some(Resolved::Null),
